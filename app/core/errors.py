@@ -1,0 +1,104 @@
+"""Typed errors. Each carries a message a user can read and a hint on what to do.
+
+The UI and CLI show ``str(err)`` and ``err.hint``; ``code`` is a stable machine name
+used in JSON output and logs.
+"""
+
+from __future__ import annotations
+
+
+class FootnoteError(Exception):
+    """Base of every error Footnote raises on purpose."""
+
+    code = "error"
+    default_hint = ""
+    retryable = False
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint if hint is not None else self.default_hint
+
+    def user_text(self) -> str:
+        return f"{self.message} {self.hint}".strip()
+
+
+class Cancelled(FootnoteError):
+    code = "cancelled"
+
+    def __init__(self, message: str = "Cancelled.") -> None:
+        super().__init__(message)
+
+
+# --- ingestion -----------------------------------------------------------------
+
+
+class IngestError(FootnoteError):
+    """A single file could not be ingested; the others are unaffected."""
+
+    code = "ingest_error"
+
+
+class FileMissingError(IngestError):
+    code = "not_found"
+    default_hint = "Check the path; the file may have been moved or deleted."
+
+
+class PermissionDeniedError(IngestError):
+    code = "permission_denied"
+    default_hint = "Footnote cannot read this file. Check its permissions."
+
+
+class EmptyFileError(IngestError):
+    code = "empty_file"
+    default_hint = "The file is 0 bytes long; it may not have finished downloading."
+
+
+class NotAPdfError(IngestError):
+    code = "not_pdf"
+    default_hint = "Only PDF files can be added."
+
+
+class CorruptPdfError(IngestError):
+    code = "corrupt_pdf"
+    default_hint = "The PDF is damaged or truncated. Try re-downloading or re-exporting it."
+
+
+class EncryptedPdfError(IngestError):
+    code = "encrypted_pdf"
+    default_hint = "This PDF needs a password. Save an unprotected copy and add that instead."
+
+
+class NoPagesError(IngestError):
+    code = "no_pages"
+    default_hint = "The PDF has no pages."
+
+
+class NoTextLayerError(IngestError):
+    code = "no_text"
+    default_hint = (
+        "It looks scanned: it has no text layer. Run OCR on it first "
+        "(for example with ocrmypdf) and add the result."
+    )
+
+
+# --- models, store, generation ------------------------------------------------------
+
+
+class ModelLoadError(FootnoteError):
+    code = "model_load_error"
+    default_hint = "Pick a valid GGUF file (chat model) or sentence-transformers folder (embedder)."
+
+
+class StoreError(FootnoteError):
+    code = "store_error"
+
+
+class GenerationError(FootnoteError):
+    code = "generation_error"
+    retryable = True
+
+
+class RemoteBackendError(GenerationError):
+    code = "remote_backend_error"
+    default_hint = "Check that the llama.cpp server is running and reachable."

@@ -1,0 +1,172 @@
+"""Domain models: the single source of truth for what flows between layers.
+
+Every field has a description; JSON produced by the CLI is these models dumped.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.core.charmap import CharMap
+
+DocStatus = Literal["indexed", "ready"]
+IngestStatus = Literal["added", "unchanged", "updated", "failed"]
+MatchKind = Literal["exact", "normalized", "fuzzy"]
+ValidationStatus = Literal["GREEN", "YELLOW", "RED"]
+AnswerMode = Literal["answer", "refuse"]
+AnswerKind = Literal["generated", "extractive", "refusal"]
+DropReason = Literal[
+    "out_of_range",
+    "not_retrieved",
+    "quote_not_found",
+    "no_overlap",
+    "number_not_in_source",
+    "orphan_marker",
+    "duplicate",
+]
+
+
+class Document(BaseModel):
+    doc_id: str = Field(description="Stable id: hash of the file's content.")
+    file: str = Field(description="Absolute path of the PDF when it was ingested.")
+    title: str = Field(description="Metadata title, else first heading, else file name.")
+    pages: int = Field(description="Number of pages.")
+    chunks: int = Field(default=0, description="Number of chunks indexed.")
+    size: int = Field(default=0, description="File size in bytes.")
+    mtime: float = Field(default=0.0, description="File modification time (epoch seconds).")
+    ingested_at: datetime | None = Field(default=None, description="When it was (re)ingested.")
+    status: DocStatus = Field(
+        default="ready",
+        description="'indexed': keyword-searchable, embeddings pending; 'ready': fully embedded.",
+    )
+
+
+class Section(BaseModel):
+    title: str = Field(description="Heading text, e.g. '2.3 Drawing Operations'.")
+    level: int = Field(description="1 for top-level sections.")
+    page: int = Field(description="1-based page where the section starts.")
+    y: float = Field(default=0.0, description="Vertical position of the heading on its page.")
+
+
+class Chunk(BaseModel):
+    """A passage of a document, sized for retrieval and citation."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    chunk_id: str = Field(description="Stable id: '<doc_id>:<ordinal>' (ordinal zero-padded to 5).")
+    doc_id: str = Field(description="Document this chunk belongs to.")
+    ordinal: int = Field(description="Position of the chunk in its document, from 0.")
+    page_start: int = Field(description="1-based page of the first character.")
+    page_end: int = Field(description="1-based page of the last character.")
+    section: str = Field(default="", description="Section path, e.g. '2 Graphics > 2.3 Drawing'.")
+    text: str = Field(description="Cleaned text of the chunk.")
+    charmap: CharMap | None = Field(
+        default=None, exclude=True, description="Geometry of every character, for highlighting."
+    )
+
+    @staticmethod
+    def make_id(doc_id: str, ordinal: int) -> str:
+        return f"{doc_id}:{ordinal:05d}"
+
+
+class ParsedDocument(BaseModel):
+    """What ingestion produces from one PDF, before it is stored."""
+
+    document: Document
+    sections: list[Section] = Field(default_factory=list)
+    chunks: list[Chunk] = Field(default_factory=list)
+
+
+class IngestResult(BaseModel):
+    file: str
+    status: IngestStatus
+    doc_id: str | None = None
+    pages: int = 0
+    chunks: int = 0
+    error: str | None = Field(default=None, description="User-facing message when failed.")
+    error_code: str | None = Field(default=None, description="Stable error code when failed.")
+
+
+class SearchHit(BaseModel):
+    """A retrieved chunk. ``n`` is its source number in an answer (1-based), else 0."""
+
+    rank: int
+    chunk_id: str
+    doc_id: str
+    file: str
+    title: str
+    page_start: int
+    page_end: int
+    section: str
+    score: float
+    text: str
+
+
+class RawCitation(BaseModel):
+    """A citation as the model wrote it: untrusted until validated."""
+
+    source: int = Field(description="Source number as shown to the model, 1..k.")
+    quote: str = Field(description="Evidence copied from that source.")
+
+
+class RawAnswer(BaseModel):
+    """The model's structured output: untrusted until validated."""
+
+    mode: AnswerMode = Field(description="'answer', or 'refuse' when the sources do not answer.")
+    answer: str = Field(description="Answer text with inline markers like [1] or [1][3].")
+    citations: list[RawCitation] = Field(default_factory=list)
+
+
+class Citation(BaseModel):
+    n: int = Field(description="Source number, as in the marker [n].")
+    doc_id: str
+    chunk_id: str
+    file: str
+    page: int = Field(description="1-based page where the quote starts.")
+    section: str
+    quote: str = Field(description="The document's own words, exactly as in the chunk.")
+    match: MatchKind
+    score: float = Field(description="Match score, 0..100 (100 for exact and normalized).")
+    start: int = Field(default=0, description="Character offset of the quote in the chunk.")
+    end: int = Field(default=0, description="End offset (exclusive) of the quote in the chunk.")
+    rects: list[tuple[int, float, float, float, float]] = Field(
+        default_factory=list,
+        description="[page, x0, y0, x1, y1] in PDF points, 1-based pages, covering the quote.",
+    )
+
+
+class Source(SearchHit):
+    n: int = Field(description="Source number shown to the model.")
+
+
+class DroppedCitation(BaseModel):
+    n: int | None = Field(description="Source number the model wrote (None if unknown).")
+    reason: DropReason
+    detail: str = ""
+
+
+class Validation(BaseModel):
+    status: ValidationStatus
+    dropped: list[DroppedCitation] = Field(default_factory=list)
+    repaired: bool = Field(default=False, description="True when a repair retry was needed.")
+    flags: list[str] = Field(
+        default_factory=list, description="Human-readable warnings: uncited or unsupported sentences."
+    )
+
+
+class Answer(BaseModel):
+    question: str
+    mode: AnswerMode
+    kind: AnswerKind = Field(
+        default="generated",
+        description="'generated' by the model, 'extractive' (cited source sentences), or 'refusal'.",
+    )
+    answer: str
+    citations: list[Citation] = Field(default_factory=list)
+    sources: list[Source] = Field(default_factory=list)
+    validation: Validation
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    model: str = ""

@@ -1,0 +1,29 @@
+"""Shared fixtures. Every test gets its own library and settings folder under tmp_path."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point the library, logs and Qt settings at tmp_path so no test touches real user data."""
+    monkeypatch.setenv("FOOTNOTE_LIBRARY", str(tmp_path / "library"))
+    monkeypatch.setenv("FOOTNOTE_LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    return DATA
