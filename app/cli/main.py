@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import sys
 
 from app import __version__
+from app.core.logs import setup_logging
 
 # name -> (module, one-line help). Each module defines add_arguments(parser) and run(args) -> int.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -52,10 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         return _start_gui_or_help()
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    setup_logging(verbose=args.verbose)
     run = getattr(args, "_run", None)
     if run is None:
         parser.print_help(sys.stderr)
