@@ -1,0 +1,150 @@
+"""Guards the evaluation question set (tests/bench/questions.jsonl).
+
+The schema checks run everywhere; the evidence check needs the benchmark corpus and is skipped when
+it is absent (CI must not depend on /work/shared/corpus).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from tests.bench.question_set import (
+    DEFAULT_CORPUS,
+    QUESTIONS_PATH,
+    Question,
+    evidence_on_text,
+    evidence_problems,
+    load_questions,
+    normalize,
+)
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def questions() -> list[Question]:
+    return load_questions()
+
+
+def test_every_line_is_a_valid_question(questions: list[Question]) -> None:
+    lines = [ln for ln in QUESTIONS_PATH.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    assert len(questions) == len(lines)
+    for line in lines:
+        assert set(json.loads(line)) == {"id", "doc", "question", "page", "evidence", "answerable"}
+
+
+def test_set_is_large_and_spread_over_documents(questions: list[Question]) -> None:
+    answerable = [q for q in questions if q.answerable]
+    unanswerable = [q for q in questions if not q.answerable]
+    assert len(answerable) >= 40
+    assert len(unanswerable) >= 10
+    per_doc = Counter(q.doc for q in answerable)
+    expected = {
+        "clsguide.pdf",
+        "fntguide.pdf",
+        "amsldoc.pdf",
+        "encguide.pdf",
+        "longtable.pdf",
+        "array.pdf",
+    }
+    assert set(per_doc) == expected
+    assert min(per_doc.values()) >= 5, per_doc
+
+
+def test_ids_are_sequential_and_questions_distinct(questions: list[Question]) -> None:
+    assert [q.id for q in questions] == [f"q{i:03d}" for i in range(1, len(questions) + 1)]
+    assert len({q.question.lower() for q in questions}) == len(questions)
+
+
+def test_questions_do_not_copy_their_evidence(questions: list[Question]) -> None:
+    """A question that contains its evidence verbatim would make retrieval trivially easy."""
+    for q in questions:
+        if q.answerable:
+            assert q.evidence is not None
+            assert normalize(q.evidence).lower() not in normalize(q.question).lower(), q.id
+
+
+def _line(**overrides: object) -> dict[str, object]:
+    base: dict[str, object] = {
+        "id": "q001",
+        "doc": "clsguide.pdf",
+        "question": "How do I declare an option?",
+        "page": 3,
+        "evidence": "one two three four five six",
+        "answerable": True,
+    }
+    base.update(overrides)
+    return base
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"page": None},
+        {"evidence": None},
+        {"evidence": "too short"},
+        {"evidence": " ".join(["word"] * 21)},
+        {"answerable": False},  # unanswerable must have page and evidence null
+        {"id": "Q1"},
+        {"doc": "clsguide.txt"},
+        {"extra": 1},
+    ],
+)
+def test_schema_rejects_inconsistent_lines(tmp_path: Path, overrides: dict[str, object]) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps(_line(**overrides)) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="q.jsonl:1"):
+        load_questions(path)
+
+
+def test_schema_rejects_duplicate_ids(tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_text((json.dumps(_line()) + "\n") * 2, encoding="utf-8")
+    with pytest.raises(ValueError, match="duplicate id q001"):
+        load_questions(path)
+
+
+def test_unanswerable_line_is_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    line = _line(page=None, evidence=None, answerable=False)
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    assert load_questions(path)[0].answerable is False
+
+
+def test_evidence_matching_normalises_whitespace_and_hyphens() -> None:
+    page = "so we have ownlet.cls rather\n than own-\nlet.sty, and a mixed-\ncase name"
+    assert evidence_on_text("rather than ownlet.sty", page)
+    assert evidence_on_text("a mixed-case name", page)
+    assert not evidence_on_text("rather than ownlet.cls", page)
+
+
+def test_checker_finds_misplaced_evidence(tmp_path: Path) -> None:
+    """Builds a two-page PDF and shows the checker accepts the right page and names the wrong one."""
+    doc = pymupdf.open()
+    for text in ("Alpha page says nothing useful here.", "Options are declared with a macro."):
+        doc.new_page().insert_text((72, 72), text)
+    doc.save(tmp_path / "tiny.pdf")
+    good = Question(
+        id="q001",
+        doc="tiny.pdf",
+        question="How are options declared?",
+        page=2,
+        evidence="Options are declared with a macro.",
+        answerable=True,
+    )
+    wrong_page = good.model_copy(update={"page": 1})
+    missing_doc = good.model_copy(update={"doc": "absent.pdf"})
+    assert evidence_problems([good], tmp_path) == []
+    problems = evidence_problems([wrong_page, missing_doc], tmp_path)
+    assert problems[0] == "q001: evidence not on tiny.pdf p1 (found on pages [2])"
+    assert "absent.pdf not found" in problems[1]
+
+
+@pytest.mark.skipif(not DEFAULT_CORPUS.is_dir(), reason="benchmark corpus not available")
+def test_every_evidence_occurs_on_its_page(questions: list[Question]) -> None:
+    assert evidence_problems(questions, DEFAULT_CORPUS) == []
