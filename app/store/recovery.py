@@ -1,0 +1,51 @@
+"""Consistency sweep run when a library is opened (under the writer lock).
+
+After a crash (kill -9, power loss) the tables can hold chunks or vectors of a
+document whose commit marker (its ``documents`` row) was never written, or was
+already deleted. This removes them, and demotes any committed document whose chunk
+or vector count disagrees with its row, so the next ingest / embedding run redoes it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.store.store import Store
+
+logger = logging.getLogger(__name__)
+
+
+def sweep(store: Store) -> dict[str, int]:
+    """Make the library consistent; returns counts of what was repaired (for logs/tests)."""
+    docs = {d.doc_id: d for d in store.documents()}
+    chunk_counts = Counter(store.doc_id_column("chunks"))
+    vector_counts = Counter(store.doc_id_column("vectors"))
+    report = {"orphan_docs": 0, "incomplete_docs": 0, "demoted_docs": 0}
+
+    orphans = (set(chunk_counts) | set(vector_counts)) - set(docs)
+    if orphans:
+        logger.warning("removing chunks/vectors of %d uncommitted documents", len(orphans))
+        store.delete_orphans(orphans)
+        report["orphan_docs"] = len(orphans)
+
+    for doc_id, doc in docs.items():
+        if chunk_counts.get(doc_id, 0) != doc.chunks:
+            # Cannot happen with chunks-before-commit, but if a table was damaged the
+            # safe answer is to forget the document so the next ingest redoes it.
+            logger.warning(
+                "document %s has %d of %d chunks; removing it",
+                doc_id,
+                chunk_counts.get(doc_id, 0),
+                doc.chunks,
+            )
+            store.remove(doc_id)
+            report["incomplete_docs"] += 1
+        elif doc.status == "ready" and vector_counts.get(doc_id, 0) != doc.chunks:
+            logger.warning("document %s lacks vectors; it will be re-embedded", doc_id)
+            store.delete_vectors(doc_id)
+            store.set_status(doc_id, "indexed")
+            report["demoted_docs"] += 1
+    return report

@@ -1,0 +1,394 @@
+"""The library on disk: documents, chunks (BM25-indexed) and embedding vectors in LanceDB.
+
+Crash safety rests on one rule: a document exists when, and only when, its row in
+``documents`` exists. Everything else (chunks, vectors) is written before that row
+(the commit marker) and deleted after it; on open, rows without a committed document
+are swept away, so a kill -9 at any moment leaves either the old state or the new one,
+and the next ingest simply redoes an interrupted document.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+from lancedb.index import FTS, HnswSq
+
+from app.core.charmap import CharMap
+from app.core.errors import StoreError
+from app.core.models import Chunk, DocStatus, Document, ParsedDocument, Section
+from app.store import recovery
+from app.store.lock import WriterLock
+from app.store.schema import (
+    CHUNKS,
+    CHUNKS_SCHEMA,
+    DOCUMENTS,
+    DOCUMENTS_SCHEMA,
+    VECTORS,
+    Meta,
+    check_version,
+    read_meta,
+    vectors_schema,
+    write_meta,
+)
+
+logger = logging.getLogger(__name__)
+
+# Below this many vectors an exact (flat) scan is both fast (a few ms) and exact;
+# above it an IVF-HNSW-SQ index keeps vector search flat in time.
+ANN_THRESHOLD = 20_000
+# Old table versions are kept this long after an optimize, so a reader in another
+# process that is mid-query on an older version never loses its files.
+KEEP_VERSIONS = timedelta(minutes=10)
+_CHUNK_COLUMNS = ["chunk_id", "doc_id", "ordinal", "page_start", "page_end", "section", "text"]
+
+
+def sql_list(values: Iterable[str]) -> str:
+    """A SQL ``IN (...)`` list of string literals, quotes escaped."""
+    return "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")"
+
+
+def fts_text(title: str, section: str, text: str) -> str:
+    """What the keyword index sees for a chunk: document title, section path, then text."""
+    return "\n".join(part for part in (title, section, text) if part)
+
+
+class Store:
+    """LanceDB-backed library at ``path``. Thread-safe: writes serialise on a writer lock."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path).expanduser()
+        self.lock = WriterLock(self.path)
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"Cannot create the library folder {self.path} ({exc.strerror}).",
+                hint="Choose a folder you can write to (--library or FOOTNOTE_LIBRARY).",
+            ) from exc
+        meta = read_meta(self.path)
+        if meta is None:
+            if any(self.path.glob("*.lance")):
+                raise StoreError(
+                    f"{self.path} holds LanceDB tables but no Footnote meta.json.",
+                    hint="Choose an empty folder or an existing Footnote library.",
+                )
+            meta = Meta()
+            write_meta(self.path, meta)
+        self.meta = check_version(self.path, meta)
+        # interval 0: every read sees the latest committed version, also one written by
+        # another process (the CLI while the app is open); the check costs ~0.2 ms.
+        self._db = lancedb.connect(self.path, read_consistency_interval=timedelta(0))
+        self._documents = self._open_or_create(DOCUMENTS, DOCUMENTS_SCHEMA)
+        self._chunks = self._open_or_create(CHUNKS, CHUNKS_SCHEMA)
+        if not any(ix.index_type == "FTS" for ix in self._chunks.list_indices()):
+            self._chunks.create_index("fts_text", config=FTS(), replace=True)
+        self._vectors = None
+        if self.meta.dim and VECTORS in self._table_names():
+            self._vectors = self._db.open_table(VECTORS)
+        with self.lock.try_hold() as got:
+            if got:
+                recovery.sweep(self)
+            else:
+                logger.info("another process is writing to %s; skipping recovery", self.path)
+
+    # --- setup -------------------------------------------------------------------------
+
+    def _table_names(self) -> list[str]:
+        return list(self._db.list_tables().tables)
+
+    def _open_or_create(self, name: str, schema: pa.Schema) -> Any:
+        if name in self._table_names():
+            return self._db.open_table(name)
+        return self._db.create_table(name, schema=schema, exist_ok=True)
+
+    def set_embedder(self, name: str, dim: int) -> bool:
+        """Record which embedder made the vectors; a different one invalidates them all.
+
+        Returns True when stored vectors were dropped (every document then goes back to
+        ``indexed`` and is re-embedded by the next ``embed_pending``).
+        """
+        if self.meta.embedder == name and self.meta.dim == dim and self._vectors is not None:
+            return False
+        with self.lock.hold():
+            dropped = self.meta.embedder is not None and (
+                self.meta.embedder != name or self.meta.dim != dim
+            )
+            if dropped:
+                logger.warning(
+                    "embedder changed (%s -> %s): re-embedding", self.meta.embedder, name
+                )
+                self._vectors = None
+                self._db.drop_table(VECTORS, ignore_missing=True)
+                self._documents.update(where="status = 'ready'", values={"status": "indexed"})
+            if VECTORS not in self._table_names():
+                self._db.create_table(VECTORS, schema=vectors_schema(dim), exist_ok=True)
+            self._vectors = self._db.open_table(VECTORS)
+            self.meta = Meta(schema_version=self.meta.schema_version, embedder=name, dim=dim)
+            write_meta(self.path, self.meta)
+            return dropped
+
+    # --- writes --------------------------------------------------------------------------
+
+    def add_document(self, parsed: ParsedDocument) -> list[str]:
+        """Store a parsed document all-or-nothing; returns ids of documents it replaced.
+
+        Chunks go in first, then one ``merge_insert`` keyed on the file path swaps the
+        documents row (old document out, new one in, in a single commit). The old
+        document's chunks and vectors are orphans from that instant and are deleted
+        right after (or by the next open's sweep, if we die first).
+        """
+        doc = parsed.document
+        with self.lock.hold():
+            if self.get_document(doc.doc_id) is not None:
+                raise StoreError(f"Document {doc.doc_id} is already in the library.")
+            self._delete_rows(doc.doc_id)  # leftovers of an earlier failed attempt
+            if parsed.chunks:
+                self._chunks.add(self._chunk_table(doc.title, parsed.chunks))
+            replaced = [d.doc_id for d in self.find_by_path(doc.file)]
+            row = doc.model_copy(
+                update={
+                    "chunks": len(parsed.chunks),
+                    "status": "indexed",
+                    "ingested_at": doc.ingested_at or datetime.now(UTC),
+                }
+            )
+            table = self._document_table([row], [parsed.sections])
+            (
+                self._documents.merge_insert("file")
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .execute(table)
+            )
+            for old in replaced:
+                self._delete_rows(old)
+            return replaced
+
+    def add_vectors(self, doc_id: str, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:
+        """Append embedding vectors of some chunks of ``doc_id`` (call set_embedder first)."""
+        if self._vectors is None or self.meta.dim is None:
+            raise StoreError("No embedder recorded for this library; call set_embedder first.")
+        vecs = np.asarray(vectors, dtype=np.float32)
+        if vecs.ndim != 2 or vecs.shape != (len(chunk_ids), self.meta.dim):
+            raise StoreError(
+                f"Expected {len(chunk_ids)} vectors of dimension {self.meta.dim}, got {vecs.shape}."
+            )
+        if not chunk_ids:
+            return
+        flat = pa.array(vecs.ravel(), type=pa.float32())
+        table = pa.table(
+            {
+                "chunk_id": pa.array(list(chunk_ids), pa.string()),
+                "doc_id": pa.array([doc_id] * len(chunk_ids), pa.string()),
+                "vector": pa.FixedSizeListArray.from_arrays(flat, self.meta.dim),
+            },
+            schema=vectors_schema(self.meta.dim),
+        )
+        with self.lock.hold():
+            self._vectors.add(table)
+
+    def mark_ready(self, doc_id: str) -> None:
+        """Flag a document as fully embedded (after all its vectors were added)."""
+        self.set_status(doc_id, "ready")
+
+    def set_status(self, doc_id: str, status: DocStatus) -> None:
+        with self.lock.hold():
+            self._documents.update(where=f"doc_id = {_lit(doc_id)}", values={"status": status})
+
+    def remove(self, doc_id: str) -> bool:
+        """Delete a document: its row first (so it is gone at once), then its chunks/vectors."""
+        with self.lock.hold():
+            if self.get_document(doc_id) is None:
+                return False
+            self._documents.delete(f"doc_id = {_lit(doc_id)}")
+            self._delete_rows(doc_id)
+            return True
+
+    def delete_orphans(self, doc_ids: Iterable[str]) -> None:
+        """Delete chunks and vectors of the given (uncommitted) document ids."""
+        ids = sorted(set(doc_ids))
+        for start in range(0, len(ids), 500):
+            where = f"doc_id IN {sql_list(ids[start : start + 500])}"
+            self._chunks.delete(where)
+            if self._vectors is not None:
+                self._vectors.delete(where)
+
+    def delete_vectors(self, doc_id: str) -> None:
+        if self._vectors is not None:
+            with self.lock.hold():
+                self._vectors.delete(f"doc_id = {_lit(doc_id)}")
+
+    def _delete_rows(self, doc_id: str) -> None:
+        where = f"doc_id = {_lit(doc_id)}"
+        if self._chunks.count_rows(where):
+            self._chunks.delete(where)
+        if self._vectors is not None and self._vectors.count_rows(where):
+            self._vectors.delete(where)
+
+    def optimize(self) -> None:
+        """Merge new rows into the FTS / vector indexes, compact files, prune old versions.
+
+        Unindexed rows stay searchable (LanceDB scans them), so this is about speed, not
+        correctness; call it at the end of a batch rather than after every document.
+        """
+        with self.lock.hold():
+            self._chunks.optimize(cleanup_older_than=KEEP_VERSIONS)
+            self._documents.optimize(cleanup_older_than=KEEP_VERSIONS)
+            if self._vectors is not None:
+                self._vectors.optimize(cleanup_older_than=KEEP_VERSIONS)
+                if not self.has_vector_index() and self._vectors.count_rows() >= ANN_THRESHOLD:
+                    logger.info("creating the ANN vector index")
+                    self._vectors.create_index("vector", config=HnswSq(distance_type="cosine"))
+
+    def has_vector_index(self) -> bool:
+        return self._vectors is not None and any(
+            ix.columns == ["vector"] for ix in self._vectors.list_indices()
+        )
+
+    # --- reads ---------------------------------------------------------------------------
+
+    def documents(self) -> list[Document]:
+        rows = self._documents.search().limit(None).to_arrow().to_pylist()
+        docs = [_row_to_document(r) for r in rows]
+        return sorted(docs, key=lambda d: (d.title.lower(), d.file))
+
+    def get_document(self, doc_id: str) -> Document | None:
+        rows = self._query_docs(f"doc_id = {_lit(doc_id)}")
+        return _row_to_document(rows[0]) if rows else None
+
+    def find_by_path(self, path: Path | str) -> list[Document]:
+        return [_row_to_document(r) for r in self._query_docs(f"file = {_lit(str(path))}")]
+
+    def sections(self, doc_id: str) -> list[Section]:
+        rows = self._query_docs(f"doc_id = {_lit(doc_id)}")
+        if not rows or not rows[0].get("sections_json"):
+            return []
+        return [Section.model_validate(s) for s in json.loads(rows[0]["sections_json"])]
+
+    def pending_embeddings(self) -> list[Document]:
+        """Documents that are keyword-searchable but not (fully) embedded yet."""
+        return [_row_to_document(r) for r in self._query_docs("status = 'indexed'")]
+
+    def embedded_chunk_ids(self, doc_id: str) -> set[str]:
+        if self._vectors is None:
+            return set()
+        q = self._vectors.search().where(f"doc_id = {_lit(doc_id)}").select(["chunk_id"])
+        return set(q.limit(None).to_arrow().column("chunk_id").to_pylist())
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """Chunks (with char maps) in the order asked for; unknown ids are skipped."""
+        ids = list(dict.fromkeys(chunk_ids))
+        if not ids:
+            return []
+        found: dict[str, Chunk] = {}
+        for start in range(0, len(ids), 500):
+            where = f"chunk_id IN {sql_list(ids[start : start + 500])}"
+            for c in self._query_chunks(where):
+                found[c.chunk_id] = c
+        return [found[i] for i in ids if i in found]
+
+    def chunks_of(self, doc_id: str) -> list[Chunk]:
+        return sorted(self._query_chunks(f"doc_id = {_lit(doc_id)}"), key=lambda c: c.ordinal)
+
+    def count_chunks(self) -> int:
+        return int(self._chunks.count_rows())
+
+    def count_vectors(self) -> int:
+        return 0 if self._vectors is None else int(self._vectors.count_rows())
+
+    def text_search(
+        self, query: str, k: int, doc_ids: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """BM25 over title + section + text; [(chunk_id, score)] best first."""
+        if not query.strip() or k <= 0 or (doc_ids is not None and not doc_ids):
+            return []
+        q = self._chunks.search(query, query_type="fts", fts_columns="fts_text")
+        if doc_ids is not None:
+            q = q.where(f"doc_id IN {sql_list(doc_ids)}", prefilter=True)
+        table = q.select(["chunk_id", "_score"]).limit(k).to_arrow()
+        return list(
+            zip(
+                table.column("chunk_id").to_pylist(),
+                (float(s) for s in table.column("_score").to_pylist()),
+                strict=True,
+            )
+        )
+
+    def vector_search(
+        self, vec: np.ndarray, k: int, doc_ids: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Cosine similarity search; [(chunk_id, similarity in [-1, 1])] best first."""
+        if self._vectors is None or k <= 0 or (doc_ids is not None and not doc_ids):
+            return []
+        q = self._vectors.search(
+            np.asarray(vec, dtype=np.float32).ravel(), query_type="vector"
+        ).distance_type("cosine")
+        if doc_ids is not None:
+            q = q.where(f"doc_id IN {sql_list(doc_ids)}", prefilter=True)
+        if self.has_vector_index():
+            q = q.nprobes(20).refine_factor(5)
+        table = q.select(["chunk_id", "_distance"]).limit(k).to_arrow()
+        return list(
+            zip(
+                table.column("chunk_id").to_pylist(),
+                (1.0 - float(d) for d in table.column("_distance").to_pylist()),
+                strict=True,
+            )
+        )
+
+    def doc_id_column(self, table: str) -> list[str]:
+        """All doc_id values of ``chunks`` or ``vectors`` (for the consistency sweep)."""
+        t = self._chunks if table == CHUNKS else self._vectors
+        if t is None:
+            return []
+        return t.search().select(["doc_id"]).limit(None).to_arrow().column("doc_id").to_pylist()
+
+    def _query_docs(self, where: str) -> list[dict[str, Any]]:
+        return self._documents.search().where(where).limit(None).to_arrow().to_pylist()
+
+    def _query_chunks(self, where: str) -> list[Chunk]:
+        q = self._chunks.search().where(where).select([*_CHUNK_COLUMNS, "charmap"])
+        return [_row_to_chunk(r) for r in q.limit(None).to_arrow().to_pylist()]
+
+    # --- arrow conversion ---------------------------------------------------------------
+
+    @staticmethod
+    def _chunk_table(title: str, chunks: Sequence[Chunk]) -> pa.Table:
+        cols: dict[str, list[Any]] = {name: [] for name in CHUNKS_SCHEMA.names}
+        for c in chunks:
+            for name in _CHUNK_COLUMNS:
+                cols[name].append(getattr(c, name))
+            cols["fts_text"].append(fts_text(title, c.section, c.text))
+            cols["charmap"].append(c.charmap.to_bytes() if c.charmap is not None else None)
+        return pa.table(cols, schema=CHUNKS_SCHEMA)
+
+    @staticmethod
+    def _document_table(docs: Sequence[Document], sections: Sequence[list[Section]]) -> pa.Table:
+        rows = []
+        for d, secs in zip(docs, sections, strict=True):
+            row = d.model_dump()
+            row["sections_json"] = json.dumps([s.model_dump() for s in secs])
+            rows.append(row)
+        return pa.Table.from_pylist(rows, schema=DOCUMENTS_SCHEMA)
+
+
+def _lit(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _row_to_document(row: dict[str, Any]) -> Document:
+    data = {k: v for k, v in row.items() if k in Document.model_fields}
+    return Document.model_validate(data)
+
+
+def _row_to_chunk(row: dict[str, Any]) -> Chunk:
+    raw = row.get("charmap")
+    charmap = CharMap.from_bytes(raw) if raw is not None else None
+    return Chunk(**{k: row[k] for k in _CHUNK_COLUMNS}, charmap=charmap)
