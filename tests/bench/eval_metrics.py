@@ -1,0 +1,264 @@
+"""Scoring for ``make eval``: turns per-question outcomes into the summary table and JSON.
+
+Pure functions over the core models (SearchHit, Answer, Citation), kept apart from the runner so
+they can be unit-tested quickly without a library, an embedder or a chat model.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.models import Answer, Citation, SearchHit
+
+LATENCY_KEYS = ("retrieve", "first_token", "generate", "validate", "total")
+ANSWER_KINDS = ("generated", "extractive", "refusal")
+STATUSES = ("GREEN", "YELLOW", "RED")
+
+_SPACE = re.compile(r"\s+")
+_LINE_END_HYPHEN = re.compile(r"(\w)-\s+(\w)")
+
+
+def _loose(text: str) -> str:
+    """Lower-case, whitespace-collapsed text: chunk cleaning may re-flow lines and hyphens."""
+    return _SPACE.sub(" ", text).strip().lower()
+
+
+@dataclass
+class Outcome:
+    """What happened for one question; serialised as-is into eval.json."""
+
+    id: str
+    doc: str
+    question: str
+    answerable: bool
+    gold_page: int | None
+    gold_rank: int | None = None  # 1-based rank of the first retrieved chunk covering the page
+    evidence_rank: int | None = None  # 1-based rank of the first chunk containing the evidence
+    retrieved: list[str] = field(default_factory=list)  # "file p3-4" per hit, in rank order
+    mode: str | None = None
+    kind: str | None = None
+    status: str | None = None
+    answer: str = ""
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def refused(self) -> bool:
+        return self.kind == "refusal" or self.mode == "refuse"
+
+    @property
+    def asked(self) -> bool:
+        return self.error is None and self.mode is not None
+
+
+def gold_rank(hits: Sequence[SearchHit], doc_id: str | None, page: int | None) -> int | None:
+    """1-based position of the first hit from ``doc_id`` whose page range covers ``page``."""
+    if doc_id is None or page is None:
+        return None
+    for i, h in enumerate(hits, start=1):
+        if h.doc_id == doc_id and h.page_start <= page <= h.page_end:
+            return i
+    return None
+
+
+def evidence_rank(hits: Sequence[SearchHit], evidence: str | None) -> int | None:
+    """1-based position of the first hit whose text contains the evidence (loosely normalised)."""
+    if not evidence:
+        return None
+    needle = _loose(evidence)
+    for i, h in enumerate(hits, start=1):
+        text = _loose(h.text)
+        if needle in text or needle in _LINE_END_HYPHEN.sub(r"\1\2", text):
+            return i
+    return None
+
+
+def citation_pages(c: Citation) -> set[int]:
+    """Every page the citation's highlight touches (its start page plus its rectangles' pages)."""
+    return {c.page, *(int(r[0]) for r in c.rects)}
+
+
+def quote_verbatim(c: Citation, chunk_text: str | None) -> bool:
+    """True when the shown quote occurs character for character in the cited chunk's text."""
+    return bool(c.quote) and chunk_text is not None and c.quote in chunk_text
+
+
+def outcome_from_answer(
+    outcome: Outcome,
+    answer: Answer,
+    *,
+    gold_doc_id: str | None,
+    chunk_texts: Mapping[str, str],
+) -> Outcome:
+    """Fill ``outcome`` from an Answer; ``chunk_texts`` maps chunk_id -> stored chunk text."""
+    outcome.mode = answer.mode
+    outcome.kind = answer.kind
+    outcome.status = answer.validation.status
+    outcome.answer = answer.answer
+    outcome.dropped = [d.reason for d in answer.validation.dropped]
+    outcome.timings_ms = {k: float(v) for k, v in answer.timings_ms.items()}
+    for c in answer.citations:
+        on_gold = (
+            outcome.answerable
+            and c.doc_id == gold_doc_id
+            and outcome.gold_page in citation_pages(c)
+        )
+        outcome.citations.append(
+            {
+                "n": c.n,
+                "file": c.file.rsplit("/", 1)[-1],
+                "page": c.page,
+                "match": c.match,
+                "quote": c.quote,
+                "on_gold_page": bool(on_gold),
+                "verbatim": quote_verbatim(c, chunk_texts.get(c.chunk_id)),
+            }
+        )
+    return outcome
+
+
+def percentile(values: Sequence[float], p: float) -> float | None:
+    """Linear-interpolated percentile (p in 0..100); None for no values."""
+    if not values:
+        return None
+    s = sorted(values)
+    pos = (len(s) - 1) * p / 100.0
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def _share(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def _shares(counter: Counter[str], keys: Sequence[str], total: int) -> dict[str, float | None]:
+    out = {k: _share(counter.get(k, 0), total) for k in keys}
+    out.update({k: _share(v, total) for k, v in counter.items() if k not in out})
+    return out
+
+
+def summarize(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict[str, Any]:
+    """Aggregate figures over all questions (see tests/bench/README.md for their meaning)."""
+    answerable = [o for o in outcomes if o.answerable]
+    unanswerable = [o for o in outcomes if not o.answerable]
+    searched = [o for o in answerable if o.retrieved or o.gold_rank is not None]
+
+    retrieval: dict[str, Any] = {"questions": len(searched)}
+    for k in sorted(set(ks)):
+        retrieval[f"recall@{k}"] = _share(
+            sum(o.gold_rank is not None and o.gold_rank <= k for o in searched), len(searched)
+        )
+        retrieval[f"evidence_recall@{k}"] = _share(
+            sum(o.evidence_rank is not None and o.evidence_rank <= k for o in searched),
+            len(searched),
+        )
+    retrieval["mrr"] = (
+        round(sum(1.0 / o.gold_rank for o in searched if o.gold_rank) / len(searched), 4)
+        if searched
+        else None
+    )
+
+    asked = [o for o in outcomes if o.asked]
+    answered = [o for o in answerable if o.asked and not o.refused]
+    all_cites = [c for o in answered for c in o.citations]
+    citations = {
+        "answered_answerable": len(answered),
+        "right_page": _share(
+            sum(any(c["on_gold_page"] for c in o.citations) for o in answered), len(answered)
+        ),
+        "citation_precision": _share(sum(c["on_gold_page"] for c in all_cites), len(all_cites)),
+        "citations_per_answer": round(len(all_cites) / len(answered), 2) if answered else None,
+        "invalid_shown": sum(not c["verbatim"] for o in asked for c in o.citations),
+    }
+    refusal = {
+        "unanswerable": _share(
+            sum(o.refused for o in unanswerable if o.asked), sum(o.asked for o in unanswerable)
+        ),
+        "answerable": _share(
+            sum(o.refused for o in answerable if o.asked), sum(o.asked for o in answerable)
+        ),
+    }
+    dropped = Counter(r for o in asked for r in o.dropped)
+    latency: dict[str, dict[str, float | int | None]] = {}
+    keys = list(LATENCY_KEYS) + sorted({k for o in asked for k in o.timings_ms} - set(LATENCY_KEYS))
+    for key in keys:
+        vals = [o.timings_ms[key] for o in asked if key in o.timings_ms]
+        p50, p95 = percentile(vals, 50), percentile(vals, 95)
+        latency[key] = {
+            "n": len(vals),
+            "p50": None if p50 is None else round(p50, 1),
+            "p95": None if p95 is None else round(p95, 1),
+        }
+    return {
+        "questions": len(outcomes),
+        "answerable": len(answerable),
+        "unanswerable": len(unanswerable),
+        "asked": len(asked),
+        "errors": sum(o.error is not None for o in outcomes),
+        "retrieval": retrieval,
+        "citations": citations,
+        "dropped": dict(sorted(dropped.items())),
+        "dropped_total": sum(dropped.values()),
+        "refusal_rate": refusal,
+        "kinds": _shares(Counter(o.kind for o in asked if o.kind), ANSWER_KINDS, len(asked)),
+        "validation": _shares(Counter(o.status for o in asked if o.status), STATUSES, len(asked)),
+        "latency_ms": latency,
+    }
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:5.1f}%"
+
+
+def _ms(x: float | int | None) -> str:
+    return "-" if x is None else f"{x:,.0f}"
+
+
+def format_table(summary: Mapping[str, Any]) -> str:
+    """A compact, fixed-width report for the terminal."""
+    r, c, rr = summary["retrieval"], summary["citations"], summary["refusal_rate"]
+    lines = [
+        f"questions {summary['questions']} (answerable {summary['answerable']}, "
+        f"unanswerable {summary['unanswerable']}), asked {summary['asked']}, "
+        f"errors {summary['errors']}",
+        "",
+        "retrieval (evidence page among top-k sources)",
+    ]
+    for key, val in r.items():
+        if key.startswith("recall@"):
+            ev = r.get("evidence_" + key)
+            lines.append(f"  {key:<12} {_pct(val)}   (evidence text in chunk: {_pct(ev)})")
+    lines.append(f"  {'MRR':<12} {'-' if r.get('mrr') is None else format(r['mrr'], '.3f')}")
+    if summary["asked"]:
+        lines += [
+            "",
+            "answers",
+            f"  right-page citations  {_pct(c['right_page'])} of {c['answered_answerable']} "
+            f"answered answerable (citation precision {_pct(c['citation_precision'])}, "
+            f"{c['citations_per_answer'] or 0} per answer)",
+            f"  invalid citations shown after validation: {c['invalid_shown']}",
+            f"  refusal rate          unanswerable {_pct(rr['unanswerable'])}   "
+            f"answerable {_pct(rr['answerable'])}",
+            "  kinds                 "
+            + "   ".join(f"{k} {_pct(v)}" for k, v in summary["kinds"].items()),
+            "  validation            "
+            + "   ".join(f"{k} {_pct(v)}" for k, v in summary["validation"].items()),
+            f"  dropped before validation: {summary['dropped_total']}"
+            + (
+                " (" + ", ".join(f"{k} {v}" for k, v in summary["dropped"].items()) + ")"
+                if summary["dropped"]
+                else ""
+            ),
+            "",
+            f"  {'latency ms':<14}{'p50':>10}{'p95':>10}{'n':>6}",
+        ]
+        for key, v in summary["latency_ms"].items():
+            lines.append(f"  {key:<14}{_ms(v['p50']):>10}{_ms(v['p95']):>10}{v['n']:>6}")
+    return "\n".join(lines)

@@ -1,0 +1,172 @@
+"""Scoring used by ``make eval`` (tests/bench/eval_metrics.py), on hand-built core models."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.models import Answer, Citation, DroppedCitation, SearchHit, Validation
+from tests.bench.eval_answers import select
+from tests.bench.eval_metrics import (
+    Outcome,
+    evidence_rank,
+    format_table,
+    gold_rank,
+    outcome_from_answer,
+    percentile,
+    summarize,
+)
+from tests.bench.question_set import Question
+
+pytestmark = pytest.mark.unit
+
+
+def _hit(rank: int, doc_id: str, pages: tuple[int, int], text: str = "") -> SearchHit:
+    return SearchHit(
+        rank=rank,
+        chunk_id=f"{doc_id}:{rank:05d}",
+        doc_id=doc_id,
+        file=f"/c/{doc_id}.pdf",
+        title=doc_id,
+        page_start=pages[0],
+        page_end=pages[1],
+        section="",
+        score=1.0 / rank,
+        text=text,
+    )
+
+
+def _cite(n: int, doc_id: str, page: int, quote: str, rect_pages: tuple[int, ...] = ()) -> Citation:
+    return Citation(
+        n=n,
+        doc_id=doc_id,
+        chunk_id=f"{doc_id}:{n:05d}",
+        file=f"/c/{doc_id}.pdf",
+        page=page,
+        section="",
+        quote=quote,
+        match="exact",
+        score=100.0,
+        rects=[(p, 0.0, 0.0, 1.0, 1.0) for p in rect_pages],
+    )
+
+
+def test_gold_rank_needs_the_right_document_and_page_range() -> None:
+    hits = [_hit(1, "b", (7, 7)), _hit(2, "a", (3, 4)), _hit(3, "a", (7, 8))]
+    assert gold_rank(hits, "a", 7) == 3
+    assert gold_rank(hits, "a", 4) == 2
+    assert gold_rank(hits, "a", 9) is None
+    assert gold_rank(hits, None, 7) is None
+
+
+def test_evidence_rank_tolerates_reflowed_and_hyphen_split_text() -> None:
+    hits = [
+        _hit(1, "a", (1, 1), "nothing relevant"),
+        _hit(2, "a", (2, 2), "By default longtable\nuses 20 rows per chunk, but"),
+        _hit(3, "a", (3, 3), "the value of \\bfdefault to b since only a few fam- ilies"),
+    ]
+    assert evidence_rank(hits, "By default longtable uses 20 rows per chunk") == 2
+    assert evidence_rank(hits, "since only a few families") == 3
+    assert evidence_rank(hits, "not there at all") is None
+
+
+def test_percentile_interpolates() -> None:
+    assert percentile([], 50) is None
+    assert percentile([5.0], 95) == 5.0
+    assert percentile([1, 2, 3, 4], 50) == 2.5
+    assert percentile(list(range(101)), 95) == 95
+
+
+def _answered(answerable: bool, gold_page: int | None, answer: Answer, texts: dict) -> Outcome:
+    o = Outcome(id="q001", doc="a.pdf", question="?", answerable=answerable, gold_page=gold_page)
+    return outcome_from_answer(o, answer, gold_doc_id="a", chunk_texts=texts)
+
+
+def test_summary_counts_citations_refusals_and_invalid_quotes() -> None:
+    good = Answer(
+        question="q",
+        mode="answer",
+        kind="generated",
+        answer="x [1][2]",
+        citations=[_cite(1, "a", 6, "on page seven", rect_pages=(6, 7)), _cite(2, "b", 7, "zzz")],
+        validation=Validation(
+            status="YELLOW",
+            dropped=[DroppedCitation(n=3, reason="quote_not_found")],
+        ),
+        timings_ms={"retrieve": 10, "generate": 100, "total": 130},
+    )
+    wrong_page = Answer(
+        question="q",
+        mode="answer",
+        kind="extractive",
+        answer="y [1]",
+        citations=[_cite(1, "a", 2, "not in the chunk")],
+        validation=Validation(status="GREEN"),
+        timings_ms={"retrieve": 30, "generate": 300, "total": 350},
+    )
+    refusal = Answer(
+        question="q",
+        mode="refuse",
+        kind="refusal",
+        answer="The documents do not say.",
+        validation=Validation(status="RED", dropped=[DroppedCitation(n=1, reason="no_overlap")]),
+        timings_ms={"retrieve": 20, "total": 40},
+    )
+    texts = {"a:00001": "text with on page seven in it", "b:00002": "zzz"}
+    outcomes = [
+        _answered(True, 7, good, texts),
+        _answered(True, 7, wrong_page, {"a:00001": "other text"}),
+        _answered(True, 7, refusal, {}),
+        _answered(False, None, refusal, {}),
+        _answered(False, None, good, texts),
+        Outcome(id="q9", doc="a.pdf", question="?", answerable=True, gold_page=1, error="Boom: x"),
+    ]
+    outcomes[0].gold_rank, outcomes[1].gold_rank, outcomes[2].gold_rank = 1, 6, None
+    for o in outcomes[:3]:
+        o.retrieved = ["a.pdf p1-1"]
+    s = summarize(outcomes, ks=(5, 8))
+
+    assert s["retrieval"]["recall@5"] == pytest.approx(1 / 3, abs=1e-4)
+    assert s["retrieval"]["recall@8"] == pytest.approx(2 / 3, abs=1e-4)
+    assert s["retrieval"]["mrr"] == pytest.approx((1 + 1 / 6) / 3, abs=1e-4)
+    c = s["citations"]
+    assert c["answered_answerable"] == 2
+    assert c["right_page"] == 0.5  # the rectangle on page 7 counts; page 2 does not
+    assert c["citation_precision"] == pytest.approx(1 / 3, abs=1e-4)
+    assert c["invalid_shown"] == 1  # "not in the chunk" is absent from its chunk text
+    assert s["refusal_rate"] == {"unanswerable": 0.5, "answerable": pytest.approx(1 / 3, 1e-3)}
+    assert s["dropped"] == {"no_overlap": 2, "quote_not_found": 2}
+    assert s["kinds"]["refusal"] == 0.4 and s["kinds"]["extractive"] == 0.2
+    assert s["validation"] == {"GREEN": 0.2, "YELLOW": 0.4, "RED": 0.4}
+    assert s["errors"] == 1 and s["asked"] == 5
+    assert s["latency_ms"]["total"] == {"n": 5, "p50": 130.0, "p95": 306.0}
+    assert s["latency_ms"]["first_token"]["n"] == 0
+    table = format_table(s)
+    assert "invalid citations shown after validation: 1" in table
+    assert "recall@8" in table and "quote_not_found 2" in table
+
+
+def test_retrieval_only_summary_has_no_answer_section() -> None:
+    o = Outcome(id="q001", doc="a.pdf", question="?", answerable=True, gold_page=3)
+    o.retrieved, o.gold_rank = ["a.pdf p3-3"], 1
+    s = summarize([o], ks=(5,))
+    assert s["retrieval"]["recall@5"] == 1.0 and s["asked"] == 0
+    assert "answers" not in format_table(s)
+
+
+def test_limit_spreads_questions_and_ids_select_exactly() -> None:
+    qs = [
+        Question(
+            id=f"q{i:03d}",
+            doc="a.pdf",
+            question=f"question number {i}",
+            page=None,
+            evidence=None,
+            answerable=False,
+        )
+        for i in range(1, 11)
+    ]
+    assert [q.id for q in select(qs, 3, None)] == ["q001", "q004", "q007"]
+    assert select(qs, None, None) == qs
+    assert [q.id for q in select(qs, None, "q010, q002")] == ["q010", "q002"]
+    with pytest.raises(SystemExit):
+        select(qs, None, "q999")
