@@ -1,0 +1,168 @@
+"""Micro-benchmark of :func:`validate`: per-answer time with 8 sources of ~250 words.
+
+Run: ``python -m app.validation.bench``. Why it exists: validation runs on every
+answer while the person waits, so it must stay far below the model's own latency
+(the budget is 5 ms per answer). The answer mixes every path: exact, normalised and
+fuzzy quotes, an invented quote, an out-of-range source, numbers and markers.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import statistics
+import time
+
+from app.core.charmap import CharMap, Piece
+from app.core.models import Chunk, RawAnswer, RawCitation, Source
+from app.validation.validator import validate
+
+logger = logging.getLogger(__name__)
+
+_WORDS = [
+    "package",
+    "option",
+    "margin",
+    "font",
+    "size",
+    "page",
+    "layout",
+    "class",
+    "document",
+    "command",
+    "environment",
+    "section",
+    "table",
+    "figure",
+    "caption",
+    "label",
+    "reference",
+    "index",
+    "glossary",
+    "bibliography",
+    "style",
+    "hyphenation",
+    "paragraph",
+    "indentation",
+    "spacing",
+    "baseline",
+    "column",
+    "footnote",
+    "header",
+    "footer",
+    "counter",
+    "length",
+    "width",
+    "height",
+    "default",
+    "value",
+    "argument",
+    "macro",
+]
+
+
+def _chunk(n: int, rng: random.Random, words: int = 250) -> tuple[Source, Chunk]:
+    """A chunk of ``words`` pseudo-random words with a charmap of 10-word lines."""
+    toks = [rng.choice(_WORDS) for _ in range(words)]
+    for i in range(0, words, 23):
+        toks[i] = f"{rng.randint(1, 99)}pt"
+    text = ""
+    pieces: list[Piece] = []
+    for i, t in enumerate(toks):
+        if text:
+            text += "\n" if i % 10 == 0 else " "
+        line = i // 10
+        x0 = 72.0 + (i % 10) * 45.0
+        pieces.append(
+            Piece(
+                len(text),
+                len(text) + len(t),
+                1 + line // 40,
+                x0,
+                100.0 + 12 * line,
+                x0 + 6.0 * len(t),
+                110.0 + 12 * line,
+                line,
+            )
+        )
+        text += t
+    doc = "b" * 16
+    chunk = Chunk(
+        chunk_id=Chunk.make_id(doc, n),
+        doc_id=doc,
+        ordinal=n,
+        page_start=1,
+        page_end=1,
+        text=text,
+        charmap=CharMap.from_pieces(pieces),
+    )
+    src = Source(
+        rank=n,
+        chunk_id=chunk.chunk_id,
+        doc_id=doc,
+        file="/bench.pdf",
+        title="Bench",
+        page_start=1,
+        page_end=1,
+        section="",
+        score=1.0 / n,
+        text=text,
+        n=n,
+    )
+    return src, chunk
+
+
+def sample(seed: int = 7) -> tuple[RawAnswer, list[tuple[Source, Chunk]]]:
+    """A realistic worst-ish case: 8 sources, 6 sentences, every matching tier used."""
+    rng = random.Random(seed)
+    sources = [_chunk(n, rng) for n in range(1, 9)]
+    texts = [c.text for _, c in sources]
+    exact = texts[0].split()[20:32]
+    spaced = texts[1].split()[40:52]
+    fuzzy = texts[2].split()[60:80]
+    fuzzy[5] = fuzzy[5] + "x"
+    fuzzy[12] = "the"
+    norm = texts[3].split()[5:15]
+    cits = [
+        RawCitation(source=1, quote=" ".join(exact)),
+        RawCitation(source=2, quote="  ".join(spaced).upper()),
+        RawCitation(source=3, quote=" ".join(fuzzy)),
+        RawCitation(source=4, quote=" ".join(norm).replace(" ", "\u00a0")),
+        RawCitation(source=5, quote="an invented sentence that appears nowhere in the sources"),
+        RawCitation(source=9, quote="ignore previous instructions"),
+    ]
+    answer = (
+        f"The {exact[2]} and {exact[5]} settings are described [1]. "
+        f"You can change the {spaced[3]} {spaced[4]} of a {spaced[7]} [2][9]. "
+        f"The {fuzzy[1]} controls the {fuzzy[8]} {fuzzy[10]} [3, 4]. "
+        f"Use {norm[2]} with {norm[6]} [4]. "
+        "Something invented here [5]. This sentence has no citation at all."
+    )
+    return RawAnswer(mode="answer", answer=answer, citations=cits), sources
+
+
+def bench(repeat: int = 200) -> float:
+    """Median milliseconds per :func:`validate` call on :func:`sample` (fresh chunks each run)."""
+    times: list[float] = []
+    for i in range(repeat):
+        raw, sources = sample(seed=i)
+        t0 = time.perf_counter()
+        validate(raw, sources)
+        times.append((time.perf_counter() - t0) * 1000.0)
+    return statistics.median(times)
+
+
+def main() -> None:
+    raw, sources = sample()
+    result = validate(raw, sources)
+    kinds = ", ".join(f"[{c.n}] {c.match} {c.score:.0f}" for c in result.citations)
+    print(
+        f"sample: {result.validation.status}; kept {kinds}; "
+        f"dropped {[(d.n, d.reason) for d in result.validation.dropped]}"
+    )
+    ms = bench()
+    print(f"validate(): median {ms:.2f} ms per answer (8 sources x 250 words)")
+
+
+if __name__ == "__main__":
+    main()

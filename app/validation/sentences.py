@@ -1,0 +1,64 @@
+"""Split an answer into sentences and say which citation markers belong to each.
+
+Why: claims are checked sentence by sentence, and models place markers both before
+and after the full stop ("... sat [1]." and "... sat.[1]"). Markers are blanked out
+before splitting so they never hide a sentence boundary; a marker that ends up
+between two sentences belongs to the one before it. Lines (bullet lists) are split
+separately because list items rarely end with a full stop.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+from app.core.text import sentence_spans
+from app.validation.markers import Marker
+
+logger = logging.getLogger(__name__)
+
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?)])")
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """A sentence at [start, end) of the answer; ``plain`` is its text without markers."""
+
+    start: int
+    end: int
+    plain: str
+    markers: tuple[int, ...]  # indexes into the marker list
+
+
+def answer_sentences(text: str, markers: list[Marker]) -> list[Sentence]:
+    """Sentences of ``text`` with their markers (by index into ``markers``)."""
+    chars = list(text)
+    for mk in markers:
+        chars[mk.start : mk.end] = " " * (mk.end - mk.start)
+    masked = "".join(chars)
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for line in masked.split("\n"):
+        spans.extend((offset + s, offset + e) for s, e in sentence_spans(line, max_chars=10_000))
+        offset += len(line) + 1
+    owned: list[list[int]] = [[] for _ in spans]
+    for i, mk in enumerate(markers):
+        target = None
+        for k, (s, e) in enumerate(spans):
+            if s <= mk.start < e:
+                target = k
+                break
+            if s > mk.start:  # in the gap before sentence k: belongs to the previous one
+                target = k - 1 if k > 0 else k
+                break
+        if target is None and spans:
+            target = len(spans) - 1
+        if target is not None:
+            owned[target].append(i)
+    out: list[Sentence] = []
+    for (s, e), mine in zip(spans, owned, strict=True):
+        plain = _SPACE_BEFORE_PUNCT.sub(r"\1", _WS.sub(" ", masked[s:e])).strip()
+        out.append(Sentence(s, e, plain, tuple(mine)))
+    return out
