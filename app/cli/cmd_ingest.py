@@ -1,0 +1,98 @@
+"""`footnote ingest PATH...`: add PDF files or folders to the library.
+
+Exit 0 when every file was added, updated or unchanged; 1 when some failed (the
+others are still ingested); 2 on usage errors. Ctrl-C cancels after the current file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import sys
+import time
+
+from app.cli import common
+from app.core.errors import Cancelled, FootnoteError
+from app.core.models import IngestResult
+
+logger = logging.getLogger(__name__)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="PDF files or folders of PDFs.")
+    common.add_library_option(parser)
+    common.add_json_option(parser)
+    parser.add_argument(
+        "--no-embed",
+        action="store_true",
+        help="Only build the keyword index now; embed later (next ingest or search).",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    t0 = time.perf_counter()
+    bar = None if args.json else common.ProgressBar()
+    try:
+        library = common.open_library(args)
+        with common.cancel_on_sigint() as cancel:
+            results = library.ingest(args.paths, on_progress=bar, cancel=cancel, embed=False)
+            t_index = time.perf_counter()
+            embedded = 0
+            if not args.no_embed and not cancel.cancelled:
+                with contextlib.suppress(Cancelled):
+                    embedded = library.embed_pending(on_progress=bar, cancel=cancel)
+            cancelled = cancel.cancelled
+    except FootnoteError as exc:
+        return common.report_error(exc)
+    finally:
+        if bar:
+            bar.close()
+    t_end = time.perf_counter()
+    timings = {
+        "index": round((t_index - t0) * 1000, 1),
+        "embed": round((t_end - t_index) * 1000, 1),
+        "total": round((t_end - t0) * 1000, 1),
+    }
+    if args.json:
+        common.print_json(
+            {
+                "results": [_result_json(r) for r in results],
+                "embedded_chunks": embedded,
+                "cancelled": cancelled,
+                "timings_ms": timings,
+            }
+        )
+    else:
+        _print_summary(results, timings, cancelled)
+    return common.EXIT_FAILED if any(r.status == "failed" for r in results) else common.EXIT_OK
+
+
+def _result_json(r: IngestResult) -> dict[str, object]:
+    return r.model_dump(mode="json")
+
+
+def _print_summary(results: list[IngestResult], timings: dict[str, float], cancelled: bool) -> None:
+    out = sys.stdout
+    for r in results:
+        if r.status != "failed":
+            print(
+                f"{r.status:<9} {r.doc_id}  {r.pages:>4} pages {r.chunks:>5} chunks  {r.file}",
+                file=out,
+            )
+    counts = {
+        s: sum(1 for r in results if r.status == s)
+        for s in ("added", "updated", "unchanged", "failed")
+    }
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing to do"
+    print(f"{summary} ({len(results)} files, {timings['total'] / 1000:.1f} s).", file=out)
+    failed = [r for r in results if r.status == "failed"]
+    if failed:
+        print(f"{len(failed)} file(s) could not be added:", file=out)
+        for r in failed:
+            print(f"  {r.file}\n    {r.error}", file=out)
+    if cancelled:
+        print(
+            "Cancelled: files already added are searchable; run the same command again to finish.",
+            file=out,
+        )

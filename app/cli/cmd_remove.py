@@ -1,0 +1,52 @@
+"""`footnote remove DOC_ID`: remove a document, its chunks and its vectors.
+
+A unique prefix of the id is accepted (as shown by `footnote docs`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from app.cli import common
+from app.core.errors import FootnoteError
+
+logger = logging.getLogger(__name__)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("doc_id", metavar="DOC_ID", help="Document id (see `footnote docs`).")
+    common.add_library_option(parser)
+    common.add_json_option(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    wanted = args.doc_id.strip().lower()
+    try:
+        library = common.open_library(args)
+        docs = library.documents()
+        matches = [d for d in docs if d.doc_id == wanted] or [
+            d for d in docs if wanted and d.doc_id.startswith(wanted)
+        ]
+        if len(matches) != 1:
+            if matches:
+                common.error(
+                    f"'{args.doc_id}' matches {len(matches)} documents; give more of the id."
+                )
+            else:
+                common.error(
+                    f"No document with id '{args.doc_id}' in {library.settings.library}. "
+                    "List the documents with: footnote docs"
+                )
+            if args.json:
+                common.print_json({"removed": None, "error": "unknown_doc_id"})
+            return common.EXIT_FAILED
+        doc = matches[0]
+        removed = library.remove(doc.doc_id)
+    except FootnoteError as exc:
+        return common.report_error(exc)
+    if args.json:
+        common.print_json({"removed": doc.doc_id if removed else None, "file": doc.file})
+    elif removed:
+        print(f"Removed {doc.title} ({doc.doc_id}, {doc.file}).")
+    return common.EXIT_OK if removed else common.EXIT_FAILED

@@ -1,0 +1,149 @@
+"""Helpers shared by the CLI commands: --library, JSON output, a stderr progress bar,
+Ctrl-C as a polite cancel, and reading --batch files.
+
+Machine-readable output goes to stdout only; progress and human messages go to stderr,
+so `footnote search --json ... | jq` always sees clean JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from app.core.config import Settings
+from app.core.errors import FootnoteError
+from app.core.progress import CancelToken, Progress
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+def add_library_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--library",
+        metavar="DIR",
+        type=Path,
+        default=None,
+        help="Library folder (default: $FOOTNOTE_LIBRARY or the per-user data folder).",
+    )
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="Print JSON on stdout.")
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    library = getattr(args, "library", None)
+    return Settings(library=library) if library is not None else Settings()
+
+
+def open_library(args: argparse.Namespace, **kwargs: Any) -> Any:
+    """The Library for ``--library``; imported here so `--help` stays instant."""
+    from app.services.library import Library
+
+    return Library(settings_from_args(args), **kwargs)
+
+
+def print_json(obj: Any, *, stream: TextIO | None = None, indent: int | None = 2) -> None:
+    out = stream or sys.stdout
+    out.write(json.dumps(obj, ensure_ascii=False, indent=indent, default=str) + "\n")
+    out.flush()
+
+
+def error(message: str) -> None:
+    print(f"footnote: {message}", file=sys.stderr)
+
+
+def report_error(exc: FootnoteError) -> int:
+    """Print a Footnote error (message + hint) on stderr; the exit code for it."""
+    error(exc.user_text())
+    return EXIT_FAILED
+
+
+def read_batch(path: str) -> list[str]:
+    """Queries of a --batch file (``-`` = stdin): one per line, blank lines skipped."""
+    if path == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip()]
+
+
+class ProgressBar:
+    """Progress callback drawing one updating line on stderr (plain lines when not a tty)."""
+
+    WIDTH = 24
+
+    def __init__(self, stream: TextIO | None = None, *, min_interval_s: float = 0.1) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.min_interval_s = min_interval_s
+        self._last = 0.0
+        self._last_key: tuple[str, str | None] | None = None
+        self._file_pos = ""
+        self._drawn = False
+
+    def __call__(self, p: Progress) -> None:
+        if p.stage == "file":
+            self._file_pos = f"{min(p.done + 1, p.total)}/{p.total}" if p.total else ""
+        key = (p.stage, p.file)
+        now = time.monotonic()
+        finished = p.total > 0 and p.done >= p.total
+        if key == self._last_key and not finished and now - self._last < self.min_interval_s:
+            return
+        self._last = now
+        name = Path(p.file).name if p.file else ""
+        if self.tty:
+            filled = int(self.WIDTH * p.fraction)
+            bar = "#" * filled + "-" * (self.WIDTH - filled)
+            head = f"[{self._file_pos}] " if self._file_pos and p.stage != "embed" else ""
+            line = f"{head}{p.stage:<6} [{bar}] {p.done}/{p.total} {name}"[:120]
+            self.stream.write("\r\x1b[2K" + line)
+            self._drawn = True
+        elif key != self._last_key and p.stage in ("file", "embed") and not finished:
+            what = (
+                f"embedding {p.total} passages"
+                if p.stage == "embed"
+                else f"{self._file_pos} {name}"
+            )
+            self.stream.write(f"{what}\n")
+        self._last_key = key
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty and self._drawn:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+            self._drawn = False
+
+
+@contextlib.contextmanager
+def cancel_on_sigint() -> Iterator[CancelToken]:
+    """First Ctrl-C cancels politely (current unit of work finishes); the second aborts."""
+    token = CancelToken()
+    previous = signal.getsignal(signal.SIGINT)
+
+    def handler(signum: int, frame: Any) -> None:
+        if token.cancelled:
+            signal.signal(signal.SIGINT, previous)
+            raise KeyboardInterrupt
+        token.cancel()
+        print("\nCancelling after the current step (Ctrl-C again to abort)...", file=sys.stderr)
+
+    try:
+        signal.signal(signal.SIGINT, handler)
+    except ValueError:  # not in the main thread (e.g. called from tests in a worker)
+        yield token
+        return
+    try:
+        yield token
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -1,0 +1,324 @@
+"""The library use cases the CLI and the desktop app share: ingest, embed, list, remove, search.
+
+Ingestion runs in two phases so a document is useful as early as possible: first it
+is parsed, chunked and written with its keyword index ("indexed": BM25-searchable),
+then its chunks are embedded ("ready"). Each file succeeds or fails on its own; a
+cancelled or killed run leaves the library consistent and the next run finishes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from app.core.config import Settings
+from app.core.errors import (
+    Cancelled,
+    FileMissingError,
+    FootnoteError,
+    IngestError,
+    PermissionDeniedError,
+)
+from app.core.models import Chunk, Document, IngestResult, SearchHit
+from app.core.progress import CancelToken, Progress, ProgressCallback, no_progress
+from app.core.protocols import Embedder
+from app.store import Store
+
+if TYPE_CHECKING:
+    from app.core.models import ParsedDocument
+
+logger = logging.getLogger(__name__)
+
+EMBED_BATCH = 32  # chunks per embedder call; also the cancellation granularity
+
+
+def embedding_text(title: str, section: str, text: str) -> str:
+    """What gets embedded for a chunk: its section path gives short passages their topic."""
+    return f"{section}\n{text}" if section else text
+
+
+def expand_paths(paths: Sequence[Path | str]) -> list[Path]:
+    """Files to ingest: folders become their PDFs (recursively, sorted), files stay as given.
+
+    A named non-PDF file stays in the list so that it fails with a clear message
+    instead of being silently skipped; inside folders only ``*.pdf`` files are taken.
+    """
+    out: list[Path] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        p = Path(raw).expanduser().resolve()
+        found = (
+            sorted(f for f in p.rglob("*") if f.suffix.lower() == ".pdf" and f.is_file())
+            if p.is_dir()
+            else [p]
+        )
+        for f in found:
+            if f not in seen:
+                seen.add(f)
+                out.append(f)
+    return out
+
+
+class _TimedEmbedder:
+    """Wraps an embedder to measure how long a search spends embedding the query."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.elapsed_ms = 0.0
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray:
+        t0 = time.perf_counter()
+        try:
+            return self.inner.embed(texts, batch_size=batch_size)
+        finally:
+            self.elapsed_ms += (time.perf_counter() - t0) * 1000
+
+
+class Library:
+    """One library folder: a Store plus the embedder and retriever over it."""
+
+    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None):
+        self.settings = settings or Settings()
+        self._embedder = embedder
+        self._timed: _TimedEmbedder | None = None
+        self._store: Store | None = None
+        self._retriever: Any = None
+        self._lock = threading.RLock()  # one writer at a time in this process
+
+    # --- lazily created parts --------------------------------------------------------------
+
+    @property
+    def store(self) -> Store:
+        with self._lock:
+            if self._store is None:
+                self._store = Store(self.settings.library)
+            return self._store
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder; the real one is created on first use (it imports torch)."""
+        with self._lock:
+            if self._embedder is None:
+                from app.retrieval import SentenceTransformerEmbedder
+
+                self._embedder = SentenceTransformerEmbedder(self.settings.embedder)
+            return self._embedder
+
+    def _ensure_embedder(self) -> Embedder:
+        emb = self.embedder
+        with self._lock:
+            if self.store.set_embedder(emb.name, emb.dim):
+                logger.warning("stored vectors came from another embedder; re-embedding")
+        return emb
+
+    # --- ingest ------------------------------------------------------------------------------
+
+    def ingest(
+        self,
+        paths: Sequence[Path | str],
+        *,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+        embed: bool = True,
+    ) -> list[IngestResult]:
+        """Add PDFs (files or folders). One result per file processed, in order.
+
+        Statuses: added, unchanged (same content already in the library, at this path or
+        another), updated (this path held other content; the old document is replaced),
+        failed (with the error's user text and code). On cancellation the files not yet
+        started are left out of the result and everything already written stays usable.
+        """
+        from app.ingest import file_sha, parse_pdf
+
+        progress = on_progress or no_progress
+        files = expand_paths(paths)
+        results: list[IngestResult] = []
+        wrote = False
+        try:
+            for i, path in enumerate(files):
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+                progress(Progress("file", i, len(files), file=str(path)))
+                result = self._ingest_one(path, file_sha, parse_pdf, progress, cancel)
+                wrote = wrote or result.status in ("added", "updated")
+                results.append(result)
+            progress(Progress("file", len(files), len(files)))
+        except Cancelled:
+            logger.info("ingest cancelled after %d of %d files", len(results), len(files))
+        if wrote:
+            self.store.optimize()
+        if embed and not (cancel is not None and cancel.cancelled):
+            try:
+                self.embed_pending(on_progress=on_progress, cancel=cancel)
+            except Cancelled:
+                logger.info("embedding cancelled; documents stay keyword-searchable")
+        return results
+
+    def _ingest_one(
+        self,
+        path: Path,
+        file_sha: Any,
+        parse_pdf: Any,
+        progress: ProgressCallback,
+        cancel: CancelToken | None,
+    ) -> IngestResult:
+        name = str(path)
+        try:
+            sha = file_sha(path)
+            if self.store.get_document(sha) is not None:
+                return self._result(name, "unchanged", self.store.get_document(sha))
+            parsed: ParsedDocument = parse_pdf(path, on_progress=progress, cancel=cancel)
+            doc = parsed.document.model_copy(update={"file": name, "status": "indexed"})
+            parsed = parsed.model_copy(update={"document": doc})
+            with self._lock:
+                if self.store.get_document(doc.doc_id) is not None:  # raced with another ingest
+                    return self._result(name, "unchanged", self.store.get_document(doc.doc_id))
+                progress(Progress("index", 0, 1, file=name))
+                replaced = self.store.add_document(parsed)
+                progress(Progress("index", 1, 1, file=name))
+            stored = self.store.get_document(doc.doc_id)
+            return self._result(name, "updated" if replaced else "added", stored)
+        except Cancelled:
+            raise
+        except IngestError as exc:
+            return self._failed(name, exc)
+        except FileNotFoundError as exc:
+            return self._failed(name, FileMissingError(f"{name} does not exist ({exc.strerror})."))
+        except PermissionError as exc:
+            return self._failed(name, PermissionDeniedError(f"Cannot read {name}: {exc.strerror}."))
+        except FootnoteError as exc:
+            return self._failed(name, exc)
+        except Exception as exc:  # one bad file must never stop the others
+            logger.exception("unexpected error ingesting %s", name)
+            return IngestResult(
+                file=name,
+                status="failed",
+                error=f"Unexpected error while adding {path.name}: {exc}",
+                error_code="internal_error",
+            )
+
+    @staticmethod
+    def _result(name: str, status: Any, doc: Document | None) -> IngestResult:
+        return IngestResult(
+            file=name,
+            status=status,
+            doc_id=doc.doc_id if doc else None,
+            pages=doc.pages if doc else 0,
+            chunks=doc.chunks if doc else 0,
+        )
+
+    @staticmethod
+    def _failed(name: str, exc: FootnoteError) -> IngestResult:
+        logger.info("cannot ingest %s: %s", name, exc.code)
+        return IngestResult(file=name, status="failed", error=exc.user_text(), error_code=exc.code)
+
+    # --- embed ---------------------------------------------------------------------------------
+
+    def embed_pending(
+        self, *, on_progress: ProgressCallback | None = None, cancel: CancelToken | None = None
+    ) -> int:
+        """Embed every chunk still lacking a vector; returns how many were embedded.
+
+        Works in batches of EMBED_BATCH, checking ``cancel`` between them; a cancelled
+        (or killed) run keeps what it wrote and the next call resumes where it stopped.
+        """
+        progress = on_progress or no_progress
+        pending = self.store.pending_embeddings()
+        if not pending:
+            return 0
+        emb = self._ensure_embedder()
+        pending = self.store.pending_embeddings()  # a new embedder may have reset some
+        work: list[tuple[Document, list[Chunk]]] = []
+        for doc in pending:
+            have = self.store.embedded_chunk_ids(doc.doc_id)
+            work.append(
+                (doc, [c for c in self.store.chunks_of(doc.doc_id) if c.chunk_id not in have])
+            )
+        total = sum(len(chunks) for _, chunks in work)
+        done = 0
+        progress(Progress("embed", 0, total))
+        for doc, chunks in work:
+            for batch in _batches(chunks, EMBED_BATCH):
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+                texts = [embedding_text(doc.title, c.section, c.text) for c in batch]
+                vecs = emb.embed(texts, batch_size=EMBED_BATCH)
+                with self._lock:
+                    if self.store.get_document(doc.doc_id) is None:  # removed meanwhile
+                        break
+                    self.store.add_vectors(doc.doc_id, [c.chunk_id for c in batch], vecs)
+                done += len(batch)
+                progress(Progress("embed", done, total, file=doc.file))
+            else:
+                with self._lock:
+                    if self.store.get_document(doc.doc_id) is not None:
+                        self.store.mark_ready(doc.doc_id)
+        self.store.optimize()
+        return done
+
+    # --- read / remove ---------------------------------------------------------------------------
+
+    def documents(self) -> list[Document]:
+        return self.store.documents()
+
+    def get_document(self, doc_id: str) -> Document | None:
+        return self.store.get_document(doc_id)
+
+    def chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        return self.store.get_chunks(chunk_ids)
+
+    def remove(self, doc_id: str) -> bool:
+        with self._lock:
+            return self.store.remove(doc_id)
+
+    def search(
+        self, query: str, *, top_k: int | None = None, doc_ids: Sequence[str] | None = None
+    ) -> tuple[list[SearchHit], dict[str, float]]:
+        """Hybrid search; returns hits and timings_ms {"embed", "search", "total"}."""
+        t0 = time.perf_counter()
+        k = top_k or self.settings.top_k
+        if not query.strip() or self.store.count_chunks() == 0:
+            return [], {"embed": 0.0, "search": 0.0, "total": _ms(t0)}
+        retriever = self._get_retriever()
+        assert self._timed is not None
+        self._timed.elapsed_ms = 0.0
+        ids = list(doc_ids) if doc_ids is not None else None
+        hits = retriever.search(query, top_k=k, doc_ids=ids)
+        total = _ms(t0)
+        embed = self._timed.elapsed_ms
+        return hits, {"embed": embed, "search": max(total - embed, 0.0), "total": total}
+
+    def _get_retriever(self) -> Any:
+        with self._lock:
+            if self._retriever is None:
+                from app.retrieval import HybridRetriever
+
+                self._timed = _TimedEmbedder(self._ensure_embedder())
+                self._retriever = HybridRetriever(self.store, self._timed)
+            return self._retriever
+
+    def warm_up(self) -> None:
+        """Load the embedder and retriever now (e.g. before a batch of searches)."""
+        self._get_retriever()
+        if self._timed is not None:
+            self._timed.embed(["warm up"])
+
+
+def _batches(items: Sequence[Chunk], size: int) -> Iterator[Sequence[Chunk]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 2)

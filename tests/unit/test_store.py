@@ -1,0 +1,268 @@
+"""Store on a real LanceDB in tmp_path, fed hand-built ParsedDocuments (no PDF parsing)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.core.charmap import CharMap, Piece
+from app.core.errors import StoreError
+from app.core.models import Chunk, Document, ParsedDocument, Section
+from app.store import SCHEMA_VERSION, Store
+from app.store import store as store_mod
+from app.store.lock import WriterLock
+
+pytestmark = pytest.mark.unit
+
+DIM = 8
+
+
+def make_doc(
+    doc_id: str,
+    file: str,
+    texts: list[str],
+    *,
+    title: str = "A Manual",
+    sections: list[str] | None = None,
+) -> ParsedDocument:
+    sections = sections or [""] * len(texts)
+    chunks = [
+        Chunk(
+            chunk_id=Chunk.make_id(doc_id, i),
+            doc_id=doc_id,
+            ordinal=i,
+            page_start=i + 1,
+            page_end=i + 2,
+            section=sections[i],
+            text=t,
+            charmap=CharMap.from_pieces(
+                [Piece(0, len(t), i + 1, 72.0, 100.0 + i, 300.0, 112.0, i)]
+            ),
+        )
+        for i, t in enumerate(texts)
+    ]
+    doc = Document(doc_id=doc_id, file=file, title=title, pages=len(texts) + 1, status="indexed")
+    return ParsedDocument(
+        document=doc, chunks=chunks, sections=[Section(title="1 Intro", level=1, page=1)]
+    )
+
+
+def unit_vec(i: int) -> np.ndarray:
+    v = np.zeros(DIM, dtype=np.float32)
+    v[i % DIM] = 1.0
+    return v
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(tmp_path / "lib")
+
+
+def test_add_and_read_back_roundtrips_every_field(store: Store) -> None:
+    parsed = make_doc("a" * 16, "/docs/a.pdf", ["alpha text", "beta text"], sections=["", "2 Beta"])
+    assert store.add_document(parsed) == []
+    doc = store.get_document("a" * 16)
+    assert doc is not None
+    assert (doc.file, doc.title, doc.pages, doc.chunks, doc.status) == (
+        "/docs/a.pdf",
+        "A Manual",
+        3,
+        2,
+        "indexed",
+    )
+    assert doc.ingested_at is not None
+    chunks = store.get_chunks([parsed.chunks[1].chunk_id, "nope:00000", parsed.chunks[0].chunk_id])
+    assert [c.chunk_id for c in chunks] == [parsed.chunks[1].chunk_id, parsed.chunks[0].chunk_id]
+    assert chunks[0].text == "beta text" and chunks[0].section == "2 Beta"
+    assert chunks[0].charmap == parsed.chunks[1].charmap
+    assert chunks[0].charmap.rects(0, 4)[0].page == 2
+    assert [c.ordinal for c in store.chunks_of("a" * 16)] == [0, 1]
+    assert store.sections("a" * 16)[0].title == "1 Intro"
+    assert [d.doc_id for d in store.find_by_path("/docs/a.pdf")] == ["a" * 16]
+
+
+def test_text_search_indexes_titles_and_sections_and_filters(store: Store) -> None:
+    store.add_document(
+        make_doc(
+            "a" * 16,
+            "/a.pdf",
+            ["the pump needs oil", "nothing here"],
+            sections=["", "4 Calibration"],
+        )
+    )
+    store.add_document(make_doc("b" * 16, "/b.pdf", ["the pump is red"], title="Gardening Guide"))
+    store.optimize()
+    assert store.text_search("calibration", 5)[0][0] == "a" * 16 + ":00001"
+    assert store.text_search("gardening", 5)[0][0] == "b" * 16 + ":00000"
+    pump = store.text_search("pump", 5)
+    assert {c for c, _ in pump} == {"a" * 16 + ":00000", "b" * 16 + ":00000"}
+    assert all(s > 0 for _, s in pump)
+    assert [c for c, _ in store.text_search("pump", 5, ["b" * 16])] == ["b" * 16 + ":00000"]
+    assert store.text_search("pump", 5, []) == []
+    assert store.text_search("   ", 5) == []
+    # Special characters are taken literally, not as query syntax.
+    assert store.text_search('pump" AND (oil:', 5)
+
+
+def test_rows_added_after_optimize_are_still_found(store: Store) -> None:
+    store.add_document(make_doc("a" * 16, "/a.pdf", ["first words"]))
+    store.optimize()
+    store.add_document(make_doc("b" * 16, "/b.pdf", ["zanzibar appears later"]))
+    assert [c for c, _ in store.text_search("zanzibar", 3)] == ["b" * 16 + ":00000"]
+
+
+def test_vectors_search_filter_and_ready(store: Store) -> None:
+    parsed = make_doc("a" * 16, "/a.pdf", ["x", "y", "z"])
+    store.add_document(parsed)
+    store.add_document(make_doc("b" * 16, "/b.pdf", ["w"]))
+    with pytest.raises(StoreError):
+        store.add_vectors("a" * 16, ["a" * 16 + ":00000"], unit_vec(0)[None])
+    assert store.set_embedder("fake", DIM) is False
+    ids = [c.chunk_id for c in parsed.chunks]
+    store.add_vectors("a" * 16, ids, np.stack([unit_vec(i) for i in range(3)]))
+    store.add_vectors("b" * 16, ["b" * 16 + ":00000"], unit_vec(1)[None])
+    hits = store.vector_search(unit_vec(1), 2)
+    assert {h[0] for h in hits} == {ids[1], "b" * 16 + ":00000"}
+    assert hits[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert [h[0] for h in store.vector_search(unit_vec(1), 5, ["a" * 16])][0] == ids[1]
+    assert store.embedded_chunk_ids("a" * 16) == set(ids)
+    with pytest.raises(StoreError):
+        store.add_vectors("a" * 16, ids, np.zeros((3, DIM + 1), dtype=np.float32))
+    store.mark_ready("a" * 16)
+    assert [d.doc_id for d in store.pending_embeddings()] == ["b" * 16]
+
+
+def test_changing_embedder_drops_vectors_and_requeues(store: Store) -> None:
+    store.add_document(make_doc("a" * 16, "/a.pdf", ["x"]))
+    store.set_embedder("fake", DIM)
+    store.add_vectors("a" * 16, ["a" * 16 + ":00000"], unit_vec(0)[None])
+    store.mark_ready("a" * 16)
+    assert store.set_embedder("fake", DIM) is False
+    assert store.set_embedder("other", 4) is True
+    assert store.count_vectors() == 0
+    assert [d.doc_id for d in store.pending_embeddings()] == ["a" * 16]
+    meta = json.loads((store.path / "meta.json").read_text())
+    assert (meta["embedder"], meta["dim"]) == ("other", 4)
+
+
+def test_replace_by_path_swaps_document_and_drops_old_rows(store: Store) -> None:
+    store.add_document(make_doc("a" * 16, "/same.pdf", ["old one", "old two"]))
+    store.set_embedder("fake", DIM)
+    store.add_vectors("a" * 16, ["a" * 16 + ":00000"], unit_vec(0)[None])
+    assert store.add_document(make_doc("c" * 16, "/same.pdf", ["new one"])) == ["a" * 16]
+    assert [d.doc_id for d in store.documents()] == ["c" * 16]
+    assert store.count_chunks() == 1 and store.count_vectors() == 0
+    assert store.text_search("old", 5) == []
+    with pytest.raises(StoreError):
+        store.add_document(make_doc("c" * 16, "/elsewhere.pdf", ["dup"]))
+
+
+def test_remove(store: Store) -> None:
+    store.add_document(make_doc("a" * 16, "/a.pdf", ["x", "y"]))
+    store.add_document(make_doc("b" * 16, "/b.pdf", ["z"]))
+    assert store.remove("a" * 16) is True
+    assert store.remove("a" * 16) is False
+    assert [d.doc_id for d in store.documents()] == ["b" * 16]
+    assert store.count_chunks() == 1
+
+
+def test_reopen_sweeps_uncommitted_and_incomplete_documents(tmp_path: Path) -> None:
+    s = Store(tmp_path / "lib")
+    s.add_document(make_doc("a" * 16, "/a.pdf", ["kept", "kept too"]))
+    s.add_document(make_doc("b" * 16, "/b.pdf", ["damaged"]))
+    s.set_embedder("fake", DIM)
+    s.add_vectors("a" * 16, ["a" * 16 + ":00000"], unit_vec(0)[None])
+    s.mark_ready("a" * 16)  # claims ready with 1 of 2 vectors
+    # What a crash leaves: chunks and vectors written, commit marker never written ...
+    orphan = make_doc("d" * 16, "/d.pdf", ["orphan words"])
+    s._chunks.add(s._chunk_table("T", orphan.chunks))
+    s.add_vectors("d" * 16, ["d" * 16 + ":00000"], unit_vec(2)[None])
+    # ... and a committed document that lost a chunk (damaged table).
+    s._chunks.delete(f"chunk_id = '{'b' * 16}:00000'")
+
+    reopened = Store(tmp_path / "lib")
+    assert [d.doc_id for d in reopened.documents()] == ["a" * 16]
+    assert reopened.count_chunks() == 2
+    assert reopened.text_search("orphan", 5) == []
+    assert reopened.count_vectors() == 0  # a's partial vectors dropped, d's orphan gone
+    assert reopened.get_document("a" * 16).status == "indexed"
+
+
+def test_schema_version_is_checked(tmp_path: Path) -> None:
+    lib = tmp_path / "lib"
+    Store(lib)
+    meta = json.loads((lib / "meta.json").read_text())
+    assert meta["schema_version"] == SCHEMA_VERSION
+    meta["schema_version"] = SCHEMA_VERSION + 1
+    (lib / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(StoreError, match="newer version of Footnote"):
+        Store(lib)
+    (lib / "meta.json").write_text("{not json")
+    with pytest.raises(StoreError, match="cannot be read"):
+        Store(lib)
+    (lib / "meta.json").unlink()
+    with pytest.raises(StoreError, match="no Footnote meta.json"):
+        Store(lib)
+
+
+def test_unwritable_library_folder_is_a_store_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(StoreError, match="Cannot create the library folder"):
+        Store(blocker / "lib")
+
+
+def test_ann_index_is_built_past_threshold(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_mod, "ANN_THRESHOLD", 512)
+    rng = np.random.default_rng(0)
+    n = 600
+    texts = [f"passage {i}" for i in range(n)]
+    parsed = make_doc("e" * 16, "/e.pdf", texts)
+    store.add_document(parsed)
+    store.set_embedder("fake", DIM)
+    vecs = rng.normal(size=(n, DIM)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    store.add_vectors("e" * 16, [c.chunk_id for c in parsed.chunks], vecs)
+    assert not store.has_vector_index()
+    store.optimize()
+    assert store.has_vector_index()
+    hits = store.vector_search(vecs[123], 5)
+    assert hits[0][0] == parsed.chunks[123].chunk_id
+
+
+def test_writer_lock_is_exclusive_across_processes(tmp_path: Path) -> None:
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    code = (
+        "import sys, time; from pathlib import Path; from app.store.lock import WriterLock\n"
+        "with WriterLock(Path(sys.argv[1])).hold():\n"
+        "    print('locked', flush=True); time.sleep(30)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(lib)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
+        lock = WriterLock(lib, timeout_s=0.3)
+        with lock.try_hold() as got:
+            assert got is False
+        with pytest.raises(StoreError, match="Another Footnote process"), lock.hold():
+            pass
+    finally:
+        proc.kill()  # like kill -9: the OS releases the lock
+        proc.wait()
+    deadline = time.monotonic() + 5
+    while True:
+        with WriterLock(lib).try_hold() as got:
+            if got or time.monotonic() > deadline:
+                break
+    assert got
