@@ -1,0 +1,193 @@
+"""GBNF grammars for the model's answer, derived from the pydantic ``RawAnswer`` model.
+
+Why an explicit grammar instead of ``response_format``: llama-cpp-python 0.3.36 silently
+ignores ``{"type": "json_schema"}``, silently falls back to generic JSON for schemas it
+cannot convert, and its generic string rule admits raw control characters. Here the
+grammar is written from the same pydantic models that parse the output
+(:func:`app.generation.parsing.parse_raw_answer`), so schema, grammar and parser cannot
+drift apart, and the grammar carries constraints a JSON schema cannot express:
+
+* ``source`` can only be a number that was actually shown to the model;
+* each ``quote`` can only be one of the sentences shown for *that* source (an alternation
+  of literal, JSON-escaped sentences), so even a tiny model cannot invent evidence.
+  ``free_quotes=True`` admits any bounded string instead, for large models; the
+  validator then does the checking;
+* inline markers in the answer are limited to shown sources, and every answer segment
+  ends with a marker, so text cannot trail off uncited;
+* every field is bounded (answer length, number of citations, quote length), so
+  generation always terminates even when the model would loop.
+
+The JSON layout is fixed (``json.dumps`` default separators), which saves the model
+from spending tokens on whitespace choices and makes the output easy to stream.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from app.core.models import RawAnswer, RawCitation
+
+logger = logging.getLogger(__name__)
+
+# Order of RawAnswer fields in the generated JSON. Citations before the answer: the model
+# first copies its evidence, then writes an answer conditioned on it (better grounded
+# answers from small models; see the report in app/generation/README or the eval).
+CITATIONS_FIRST: tuple[str, ...] = ("mode", "citations", "answer")
+ANSWER_FIRST: tuple[str, ...] = ("mode", "answer", "citations")
+
+# Characters allowed in free text: no quote, backslash, control characters or square
+# brackets (brackets only appear as grammar-made citation markers).
+_TEXT_CHAR = r'[^"\\\x00-\x1f\x7f\[\]]'
+_FREE_QUOTE_CHAR = r'[^"\\\x00-\x1f\x7f]'
+
+
+def mode_values() -> tuple[str, ...]:
+    """The admissible ``mode`` values, read from the pydantic model (single source of truth)."""
+    return tuple(typing.get_args(RawAnswer.model_fields["mode"].annotation))
+
+
+def gbnf_literal(text: str) -> str:
+    """Quote ``text`` as a GBNF string literal matching exactly those characters.
+
+    ASCII printables stay as they are (with ``"`` and ``\\`` escaped); everything else,
+    including control characters and non-ASCII, becomes a ``\\u``/``\\U`` code point
+    escape, which llama.cpp's grammar parser reads as the character itself.
+    """
+    out = ['"']
+    for ch in text:
+        o = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif 0x20 <= o < 0x7F:
+            out.append(ch)
+        elif o <= 0xFFFF:
+            out.append(f"\\u{o:04X}")
+        else:
+            out.append(f"\\U{o:08X}")
+    out.append('"')
+    return "".join(out)
+
+
+def json_string(text: str) -> str:
+    """The JSON encoding of ``text`` the model must produce (raw UTF-8, escaped specials)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _key(name: str) -> str:
+    """GBNF literal for ``"name": `` (JSON key, colon and the default single space)."""
+    return gbnf_literal(json.dumps(name) + ": ")
+
+
+@dataclass(frozen=True)
+class GrammarSpec:
+    """What the grammar admits.
+
+    ``quotes`` maps each shown source number to the sentences shown for it; with
+    ``free_quotes`` any bounded string is admitted as a quote but the source number is
+    still limited to the keys of ``quotes``.
+    """
+
+    quotes: Mapping[int, Sequence[str]]
+    free_quotes: bool = False
+    order: tuple[str, ...] = CITATIONS_FIRST
+    max_citations: int = 3
+    answer_segments: int = 3
+    segment_chars: int = 220
+    quote_chars: int = 400
+    refusal_chars: int = 160
+    max_markers: int = 2
+
+    def __post_init__(self) -> None:
+        if set(self.order) != set(RawAnswer.model_fields):
+            raise ValueError(f"order {self.order} must name exactly {list(RawAnswer.model_fields)}")
+        if not self.quotes:
+            raise ValueError("a grammar needs at least one source")
+        for n, sentences in self.quotes.items():
+            if n < 1:
+                raise ValueError(f"source numbers start at 1, got {n}")
+            if not self.free_quotes and not [s for s in sentences if s.strip()]:
+                raise ValueError(f"source [{n}] has no sentences to quote")
+        if not 1 <= self.max_citations <= 10:
+            raise ValueError("max_citations must be 1..10")
+
+
+def build_grammar(spec: GrammarSpec) -> str:
+    """Return the GBNF grammar text for ``spec`` (root rule ``root``)."""
+    cite_fields = list(RawCitation.model_fields)
+    if cite_fields != ["source", "quote"]:  # the rules below spell these two out
+        raise RuntimeError(f"RawCitation fields changed: {cite_fields}")
+    modes = mode_values()
+    if set(modes) != {"answer", "refuse"}:
+        raise RuntimeError(f"RawAnswer.mode values changed: {modes}")
+
+    numbers = sorted(spec.quotes)
+    rules: dict[str, str] = {}
+
+    # --- the "answer" object -----------------------------------------------------
+    parts_answer: list[str] = []
+    parts_refuse: list[str] = []
+    for i, field in enumerate(spec.order):
+        sep = gbnf_literal(", ") if i else ""
+        if field == "mode":
+            parts_answer.append(f"{sep} {_key('mode')} {gbnf_literal(json_string('answer'))}")
+            parts_refuse.append(f"{sep} {_key('mode')} {gbnf_literal(json_string('refuse'))}")
+        elif field == "citations":
+            parts_answer.append(f"{sep} {_key('citations')} citations")
+            parts_refuse.append(f"{sep} {_key('citations')} {gbnf_literal('[]')}")
+        elif field == "answer":
+            parts_answer.append(f"{sep} {_key('answer')} answer-text")
+            parts_refuse.append(f"{sep} {_key('answer')} refusal-text")
+    rules["root"] = "answer-obj | refuse-obj"
+    rules["answer-obj"] = '"{" ' + " ".join(parts_answer) + ' "}"'
+    rules["refuse-obj"] = '"{" ' + " ".join(parts_refuse) + ' "}"'
+
+    # --- citations -------------------------------------------------------------------
+    more = spec.max_citations - 1
+    rules["citations"] = (
+        f'"[" citation ({gbnf_literal(", ")} citation){{0,{more}}} "]"'
+        if more
+        else '"[" citation "]"'
+    )
+    alts = []
+    for n in numbers:
+        quote_rule = "free-quote" if spec.free_quotes else f"quote-{n}"
+        alts.append(f"{gbnf_literal(f'{n}, ')} {_key('quote')} {quote_rule}")
+    rules["citation"] = f'"{{" {_key("source")} (' + " | ".join(alts) + ') "}"'
+    if spec.free_quotes:
+        rules["free-quote"] = f'"\\"" quote-char{{1,{spec.quote_chars}}} "\\""'
+        rules["quote-char"] = _FREE_QUOTE_CHAR
+    else:
+        for n in numbers:
+            seen: list[str] = []
+            for s in spec.quotes[n]:
+                lit = gbnf_literal(json_string(s.strip()))
+                if s.strip() and lit not in seen:
+                    seen.append(lit)
+            rules[f"quote-{n}"] = "\n    | ".join(seen)
+
+    # --- answer text: segments that each end with citation markers ----------------------
+    rules["answer-text"] = f'"\\"" segment{{1,{spec.answer_segments}}} "\\""'
+    rules["segment"] = (
+        f"text-char{{1,{spec.segment_chars}}} marker{{1,{spec.max_markers}}} end-punct?"
+    )
+    rules["marker"] = '"[" source-number "]"'
+    rules["source-number"] = " | ".join(gbnf_literal(str(n)) for n in numbers)
+    rules["end-punct"] = "[.!?;,]"
+    rules["text-char"] = _TEXT_CHAR
+    rules["refusal-text"] = f'"\\"" text-char{{1,{spec.refusal_chars}}} "\\""'
+
+    text = "\n".join(f"{name} ::= {body}" for name, body in rules.items()) + "\n"
+    logger.debug("grammar: %d rules, %d chars", len(rules), len(text))
+    return text
+
+
+def answer_json(raw: RawAnswer, order: Sequence[str] = CITATIONS_FIRST) -> str:
+    """Serialise ``raw`` exactly as the grammar lays it out (used in tests and examples)."""
+    data = raw.model_dump()
+    return json.dumps({k: data[k] for k in order}, ensure_ascii=False)

@@ -1,0 +1,256 @@
+"""The prompt: a compact, numbered view of the retrieved sources plus the grammar that binds to it.
+
+Prefill runs at only ~200 tokens/s on a small CPU, so pasting eight whole chunks
+(~1,500 tokens) would cost ~7 s before the first token. Instead we show, for the top
+sources, only the sentences that share words with the question (plus a neighbour for
+context) within a budget of a few hundred tokens. Source numbers stay those of the
+retrieval ranking, so ``[3]`` always means the third retrieved chunk, whether or not
+sources 1 and 2 were shown.
+
+The system prompt is constant and always first, so llama.cpp can reuse its cached
+prefix across questions; everything that varies (sources, question) follows it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
+
+from app.core.models import Source
+from app.core.resources import resources_dir
+from app.core.text import collapse_ws, sentence_spans
+from app.generation.grammar import CITATIONS_FIRST, GrammarSpec, build_grammar
+
+logger = logging.getLogger(__name__)
+
+SENTENCE_MAX_CHARS = 300
+DEFAULT_BUDGET_CHARS = 1500  # ~375 tokens of source text (about 4 characters per token)
+
+_FALLBACK_SYSTEM = (
+    "You answer questions using only the numbered sources. Reply with JSON. "
+    'If the sources answer the question, set "mode" to "answer", copy one to three '
+    "sentences from the sources as citations, then write a short answer that ends "
+    'with the source number in brackets, like [1]. Otherwise set "mode" to "refuse".'
+)
+
+_STOP_TEXT = """
+    a an and are as at be by can could did do does for from has have how i if in into is it
+    its may me might my no not of on or our should so than that the their them then there these
+    they this to us was we were what when where which while who whom why will with would you
+    your yours about after before between both each more most other some such only own same
+    any all also just than too very tell explain describe please give list name
+"""
+_STOP = frozenset(_STOP_TEXT.split())
+_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
+
+
+@lru_cache(maxsize=4)
+def _read_prompt(name: str) -> str:
+    path = resources_dir() / "prompts" / name
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except OSError:
+        logger.warning("prompt file %s missing; using the built-in text", path)
+        return ""
+
+
+def system_prompt() -> str:
+    """The constant system prompt (resources/prompts/system.txt)."""
+    return _read_prompt("system.txt") or _FALLBACK_SYSTEM
+
+
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s")
+
+
+def stem(word: str) -> str:
+    """Light stemming: strip one common suffix, keep a 6-letter prefix ("pages" ~ "page")."""
+    w = word.lower()
+    if not w.isalpha():
+        return w
+    for suf in _SUFFIXES:
+        if w.endswith(suf) and len(w) - len(suf) >= 3:
+            w = w[: -len(suf)]
+            break
+    if len(w) > 3 and w.endswith("e"):  # "page" ~ "pag(es)", "configure" ~ "configur(ation)"
+        w = w[:-1]
+    return w[:6]
+
+
+def terms(text: str) -> list[str]:
+    """Stems of the content words of ``text`` (stopwords and 1-letter words removed)."""
+    out = []
+    for w in _WORD.findall(text.lower()):
+        if w in _STOP or (len(w) < 2 and not w.isdigit()):
+            continue
+        out.append(stem(w))
+    return out
+
+
+@dataclass
+class ShownSentence:
+    """One sentence of a source as shown to the model; ``text`` is the exact quotable string."""
+
+    source: int
+    index: int  # position among the source's sentences (0-based)
+    start: int  # character span in the source chunk's text
+    end: int
+    text: str
+    score: float = 0.0
+
+
+@dataclass
+class ShownSource:
+    source: Source
+    sentences: list[ShownSentence] = field(default_factory=list)
+
+
+class PromptBundle(NamedTuple):
+    """``build_prompt``'s result; unpacks as ``(messages, grammar, source_sentences)``."""
+
+    messages: list[dict[str, str]]
+    grammar: str
+    source_sentences: dict[int, list[ShownSentence]]
+
+
+def _split(source: Source) -> list[ShownSentence]:
+    out = []
+    for i, (s, e) in enumerate(sentence_spans(source.text, max_chars=SENTENCE_MAX_CHARS)):
+        text = collapse_ws(source.text[s:e])
+        if len(text) >= 2:
+            out.append(ShownSentence(source.n, i, s, e, text))
+    return out
+
+
+def select_sentences(
+    question: str,
+    sources: Sequence[Source],
+    *,
+    budget_chars: int = DEFAULT_BUDGET_CHARS,
+    max_sources: int = 5,
+) -> list[ShownSource]:
+    """Pick the sentences of the top sources that matter to ``question``, within a budget.
+
+    Score = idf-weighted overlap of question terms with the sentence, plus a small bonus
+    for higher-ranked sources. Each of the top sources contributes its best sentence if
+    it overlaps at all (the first source always contributes, since vector search can
+    match without shared words); the remaining budget goes to the best-scoring
+    sentences and the sentence right after each, in that order. Output keeps sources
+    in number order and sentences in document order.
+    """
+    ranked = sorted(sources, key=lambda s: s.n)[:max_sources]
+    per_source = {s.n: _split(s) for s in ranked}
+    q_terms = set(terms(question))
+    all_sents = [x for sents in per_source.values() for x in sents]
+    df: dict[str, int] = {}
+    sent_terms: dict[tuple[int, int], set[str]] = {}
+    for x in all_sents:
+        ts = set(terms(x.text))
+        sent_terms[(x.source, x.index)] = ts
+        for t in ts & q_terms:
+            df[t] = df.get(t, 0) + 1
+    n_all = max(len(all_sents), 1)
+    for rank, src in enumerate(ranked):
+        for x in per_source[src.n]:
+            overlap = sent_terms[(x.source, x.index)] & q_terms
+            x.score = sum(math.log(1 + n_all / df[t]) for t in overlap)
+            if x.score:
+                x.score += 0.3 / (rank + 1)
+
+    chosen: dict[tuple[int, int], ShownSentence] = {}
+    used = 0
+
+    def take(x: ShownSentence) -> bool:
+        nonlocal used
+        key = (x.source, x.index)
+        if key in chosen:
+            return True
+        cost = len(x.text) + 8
+        if used + cost > budget_chars and chosen:
+            return False
+        chosen[key] = x
+        used += cost
+        return True
+
+    for rank, src in enumerate(ranked):
+        sents = per_source[src.n]
+        if not sents:
+            continue
+        best = max(sents, key=lambda x: (x.score, -x.index))
+        if best.score > 0 or rank == 0:
+            take(best)
+    by_score = sorted(
+        (x for x in all_sents if x.score > 0), key=lambda x: (-x.score, x.source, x.index)
+    )
+    for x in by_score:
+        take(x)
+        nxt = [y for y in per_source[x.source] if y.index == x.index + 1]
+        if nxt:
+            take(nxt[0])
+    out = []
+    for src in ranked:
+        sents = sorted((x for x in chosen.values() if x.source == src.n), key=lambda x: x.index)
+        if sents:
+            out.append(ShownSource(src, sents))
+    logger.debug("selected %d sentences (%d chars) from %d sources", len(chosen), used, len(out))
+    return out
+
+
+def _page_label(src: Source) -> str:
+    if src.page_end and src.page_end != src.page_start:
+        return f"pp. {src.page_start}-{src.page_end}"
+    return f"p. {src.page_start}"
+
+
+def _file_label(src: Source) -> str:
+    name = src.file.replace("\\", "/").rsplit("/", 1)[-1]
+    return name or src.title
+
+
+def format_sources(shown: Sequence[ShownSource]) -> str:
+    """Render shown sources as ``[n] file, p. X, section`` headers with their sentences."""
+    blocks = []
+    for s in shown:
+        head = f"[{s.source.n}] {_file_label(s.source)}, {_page_label(s.source)}"
+        if s.source.section:
+            head += f", {collapse_ws(s.source.section)}"
+        lines = [head] + [x.text for x in s.sentences]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def user_message(question: str, shown: Sequence[ShownSource]) -> str:
+    return f"Sources:\n{format_sources(shown)}\n\nQuestion: {collapse_ws(question)}"
+
+
+def build_prompt(
+    question: str,
+    sources: Sequence[Source],
+    *,
+    free_quotes: bool = False,
+    budget_chars: int = DEFAULT_BUDGET_CHARS,
+    order: tuple[str, ...] = CITATIONS_FIRST,
+    max_sources: int = 5,
+) -> PromptBundle:
+    """Messages, grammar and the shown sentences for ``question`` over ``sources``.
+
+    Raises ``ValueError`` if no source has any text to show.
+    """
+    shown = select_sentences(question, sources, budget_chars=budget_chars, max_sources=max_sources)
+    if not shown:
+        raise ValueError("no source text to show the model")
+    sentences = {s.source.n: s.sentences for s in shown}
+    spec = GrammarSpec(
+        quotes={n: [x.text for x in xs] for n, xs in sentences.items()},
+        free_quotes=free_quotes,
+        order=order,
+    )
+    messages = [
+        {"role": "system", "content": system_prompt()},
+        {"role": "user", "content": user_message(question, shown)},
+    ]
+    return PromptBundle(messages, build_grammar(spec), sentences)

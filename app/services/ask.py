@@ -1,0 +1,411 @@
+"""The ask use case: retrieve, prompt, generate constrained JSON, validate, repair or fall back.
+
+What a person gets is always one of three honest kinds (``Answer.kind``):
+
+* ``generated``: the model's own answer, every surviving marker backed by a quote the
+  validator found in the cited chunk;
+* ``extractive``: the model could not write a usable answer (empty, looping, cut off, or
+  every citation dropped even after a repair retry), so the answer *is* the most relevant
+  source sentences, each cited;
+* ``refusal``: nothing to answer from (empty library, no hits, the model declined, or no
+  relevant sentence), with a message saying so.
+
+Never an uncited answer presented as grounded. The model is used by one thread at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from app.core.config import Settings
+from app.core.errors import Cancelled, GenerationError
+from app.core.models import Answer, Chunk, RawAnswer, RawCitation, Source, Validation
+from app.core.progress import CancelToken, Progress, ProgressCallback, TokenCallback
+from app.core.protocols import ChatModel, GenerationResult
+from app.generation import AnswerStreamer, LlamaChatModel, RemoteChatModel, build_prompt
+from app.generation.parsing import is_degenerate, is_looping, parse_raw_answer
+from app.generation.prompt import PromptBundle, ShownSentence
+from app.services.metrics import metrics
+from app.validation import ValidatedAnswer, log_record, repair_prompt, validate
+
+logger = logging.getLogger(__name__)
+
+REFUSAL_TEXT = "The documents don't contain enough to answer this."
+EMPTY_LIBRARY_TEXT = "Your library is empty. Add PDF documents first, then ask again."
+NO_HITS_TEXT = (
+    "Nothing in your documents matches this question. Add documents that cover it, "
+    "or rephrase the question."
+)
+EMPTY_QUESTION_TEXT = "Type a question first."
+EXTRACTIVE_FLAG = (
+    "The model's own answer could not be verified; these are the most relevant "
+    "sentences from the sources, quoted."
+)
+MAX_TOKENS = 384
+EXTRACTIVE_SENTENCES = 3
+
+
+class _EitherCancel(CancelToken):
+    """Cancelled when the caller cancels or when we stop a looping generation ourselves."""
+
+    def __init__(self, outer: CancelToken | None) -> None:
+        super().__init__()
+        self.outer = outer
+
+    @property
+    def cancelled(self) -> bool:
+        return super().cancelled or (self.outer is not None and self.outer.cancelled)
+
+
+class AskService:
+    """Answers questions over a :class:`~app.services.library.Library` with validated citations."""
+
+    def __init__(
+        self,
+        library: Any,
+        settings: Settings | None = None,
+        *,
+        chat_model: ChatModel | None = None,
+        free_quotes: bool = False,
+        max_tokens: int = MAX_TOKENS,
+    ) -> None:
+        self.library = library
+        self.settings = settings or getattr(library, "settings", None) or Settings()
+        self.free_quotes = free_quotes
+        self.max_tokens = max_tokens
+        self._model: ChatModel | None = chat_model
+        self._model_lock = threading.Lock()  # guards _model
+        self._gen_lock = threading.Lock()  # one generation at a time
+        self._warm_key: tuple[int, str] | None = None
+
+    # --- model -------------------------------------------------------------------------------
+    @property
+    def model(self) -> ChatModel:
+        """The chat model, created from settings on first use (not loaded until needed)."""
+        with self._model_lock:
+            if self._model is None:
+                s = self.settings
+                if s.llm_url:
+                    self._model = RemoteChatModel(s.llm_url)
+                else:
+                    self._model = LlamaChatModel(s.model, n_ctx=s.n_ctx, threads=s.threads)
+            return self._model
+
+    def load_model(self, path: Path | None) -> None:
+        """Switch to the GGUF at ``path`` (None: the embedded default).
+
+        The new model is loaded completely before it replaces the old one, so a bad file
+        raises ``ModelLoadError`` and the previous model stays in use.
+        """
+        s = self.settings
+        new = LlamaChatModel(path, n_ctx=s.n_ctx, threads=s.threads)
+        new.load()
+        with self._gen_lock, self._model_lock:
+            self._model = new
+            self._warm_key = None
+        logger.info("chat model switched to %s", new.name)
+
+    # --- ask -----------------------------------------------------------------------------------
+    def ask(
+        self,
+        question: str,
+        *,
+        doc_ids: Sequence[str] | None = None,
+        top_k: int | None = None,
+        on_token: TokenCallback | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Answer:
+        t0 = time.perf_counter()
+        progress = on_progress or (lambda _p: None)
+        question = question.strip()
+        timings: dict[str, float] = {}
+        if not question:
+            return self._finish(_refusal(question, EMPTY_QUESTION_TEXT, []), timings, t0)
+
+        progress(Progress("retrieve", 0, 1, message="Searching your documents"))
+        k = top_k or self.settings.top_k
+        hits, rt = self.library.search(question, top_k=k, doc_ids=doc_ids)
+        timings["retrieve"] = round(float(rt.get("total", 0.0)), 1)
+        progress(Progress("retrieve", 1, 1))
+        if not hits:
+            empty = not self.library.documents()
+            text = EMPTY_LIBRARY_TEXT if empty else NO_HITS_TEXT
+            return self._finish(_refusal(question, text, []), timings, t0)
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        sources = [Source(n=i + 1, **h.model_dump()) for i, h in enumerate(hits)]
+        by_id = {c.chunk_id: c for c in self.library.chunks([s.chunk_id for s in sources])}
+        pairs = [(s, by_id[s.chunk_id]) for s in sources if s.chunk_id in by_id]
+        sources = [s for s, _ in pairs]
+        logger.info(
+            "ask: top_k=%d retrieved %s", k, [(s.n, s.chunk_id, round(s.score, 4)) for s in sources]
+        )
+        try:
+            bundle = build_prompt(question, sources, free_quotes=self.free_quotes)
+        except ValueError:
+            return self._finish(_refusal(question, NO_HITS_TEXT, sources), timings, t0)
+
+        with self._gen_lock:
+            answer = self._answer(
+                question, sources, pairs, bundle, timings, t0, on_token, progress, cancel
+            )
+        return self._finish(answer, timings, t0)
+
+    def _answer(
+        self,
+        question: str,
+        sources: list[Source],
+        pairs: list[tuple[Source, Chunk]],
+        bundle: PromptBundle,
+        timings: dict[str, float],
+        t0: float,
+        on_token: TokenCallback | None,
+        progress: ProgressCallback,
+        cancel: CancelToken | None,
+    ) -> Answer:
+        model = self.model
+        progress(Progress("load_model", 0, 1, message=f"Loading {model.name}"))
+        self._warm(model, bundle.messages[0])
+        progress(Progress("load_model", 1, 1))
+
+        progress(Progress("generate", 0, 1, message="Writing the answer"))
+        gen, raw = self._generate(
+            model, bundle.messages, bundle.grammar, timings, t0, on_token, cancel
+        )
+        checked = self._check(raw, pairs, timings)
+        repaired = False
+        if raw is not None and raw.mode == "refuse":
+            return _refusal(question, REFUSAL_TEXT, sources, model=model.name)
+        if _needs_repair(raw, checked, gen):
+            repaired = True
+            valid = sorted(bundle.source_sentences)
+            dropped = checked.validation.dropped if checked else []
+            messages = [
+                *bundle.messages,
+                {"role": "assistant", "content": gen.text},
+                {"role": "user", "content": repair_prompt(valid, dropped)},
+            ]
+            logger.info("answer not usable (%s); one repair retry", _why(raw, checked, gen))
+            gen, raw2 = self._generate(model, messages, bundle.grammar, timings, t0, None, cancel)
+            if raw2 is not None and raw2.mode == "refuse":
+                return _refusal(question, REFUSAL_TEXT, sources, model=model.name)
+            checked2 = self._check(raw2, pairs, timings)
+            if not _needs_repair(raw2, checked2, gen):
+                raw, checked = raw2, checked2
+            else:
+                raw, checked = (
+                    (raw2, checked2) if checked2 and checked2.citations else (raw, checked)
+                )
+                return self._extractive(
+                    question, sources, pairs, bundle, raw, checked, timings, model.name
+                )
+        assert raw is not None and checked is not None
+        progress(Progress("generate", 1, 1))
+        return Answer(
+            question=question,
+            mode="answer",
+            kind="generated",
+            answer=checked.answer,
+            citations=checked.citations,
+            sources=sources,
+            validation=checked.validation.model_copy(update={"repaired": repaired}),
+            model=model.name,
+        )
+
+    # --- steps ---------------------------------------------------------------------------------
+    def _warm(self, model: ChatModel, system: dict[str, str]) -> None:
+        """Cache the constant system prompt once per model (LlamaChatModel only)."""
+        warm = getattr(model, "warm", None)
+        key = (id(model), system["content"])
+        if warm is None or self._warm_key == key:
+            return
+        try:
+            warm([system])
+        except GenerationError:
+            logger.exception("warming the prompt cache failed; continuing without it")
+        self._warm_key = key
+
+    def _generate(
+        self,
+        model: ChatModel,
+        messages: list[dict[str, str]],
+        grammar: str,
+        timings: dict[str, float],
+        t0: float,
+        on_token: TokenCallback | None,
+        cancel: CancelToken | None,
+    ) -> tuple[GenerationResult, RawAnswer | None]:
+        streamer = AnswerStreamer()
+        stop = _EitherCancel(cancel)
+        first: list[float] = []
+
+        def piece(text: str) -> None:
+            new = streamer.feed(text)
+            if new:
+                if not first:
+                    first.append((time.perf_counter() - t0) * 1000)
+                if on_token is not None:
+                    on_token(new)
+                if len(streamer.text) > 60 and is_looping(streamer.text):
+                    logger.info("answer is looping; stopping generation")
+                    CancelToken.cancel(stop)
+
+        gen = model.chat(
+            messages,
+            grammar=grammar,
+            max_tokens=self.max_tokens,
+            temperature=self.settings.temperature,
+            on_token=piece,
+            cancel=stop,
+        )
+        if cancel is not None and cancel.cancelled:
+            raise Cancelled()
+        timings["generate"] = round(timings.get("generate", 0.0) + gen.total_ms, 1)
+        if "first_token" not in timings and first:
+            timings["first_token"] = round(first[0], 1)
+        timings.setdefault("prompt_tokens", float(gen.prompt_tokens))
+        timings["completion_tokens"] = timings.get("completion_tokens", 0.0) + gen.completion_tokens
+        if gen.finish_reason not in ("stop",):
+            logger.info(
+                "generation finished with %s after %d tokens",
+                gen.finish_reason,
+                gen.completion_tokens,
+            )
+            if gen.finish_reason == "cancelled":  # we stopped a loop
+                gen.finish_reason = "loop"
+        try:
+            raw = parse_raw_answer(gen.text)
+        except GenerationError as exc:
+            logger.info("unusable model output: %s; %.200r", exc, gen.text)
+            raw = None
+        return gen, raw
+
+    def _check(
+        self, raw: RawAnswer | None, pairs: list[tuple[Source, Chunk]], timings: dict[str, float]
+    ) -> ValidatedAnswer | None:
+        if raw is None:
+            return None
+        t = time.perf_counter()
+        result = validate(raw, pairs)
+        timings["validate"] = round(timings.get("validate", 0.0) + _ms(t), 2)
+        logger.info("validation %s", json.dumps(log_record(raw, pairs, result), ensure_ascii=False))
+        return result
+
+    def _extractive(
+        self,
+        question: str,
+        sources: list[Source],
+        pairs: list[tuple[Source, Chunk]],
+        bundle: PromptBundle,
+        raw: RawAnswer | None,
+        checked: ValidatedAnswer | None,
+        timings: dict[str, float],
+        model_name: str,
+    ) -> Answer:
+        """Answer with source sentences themselves, each cited; refuse if none is relevant."""
+        picks: list[tuple[int, str]] = []
+        if checked is not None:
+            picks = [(c.n, c.quote) for c in checked.citations][:EXTRACTIVE_SENTENCES]
+        if not picks:
+            ranked: list[ShownSentence] = sorted(
+                (x for xs in bundle.source_sentences.values() for x in xs if x.score > 0),
+                key=lambda x: (-x.score, x.source, x.index),
+            )
+            picks = [(x.source, x.text) for x in ranked[:EXTRACTIVE_SENTENCES]]
+        if not picks:
+            logger.info("no relevant sentence for an extractive answer; refusing")
+            return _refusal(question, REFUSAL_TEXT, sources, model=model_name, repaired=True)
+        seen: set[str] = set()
+        parts: list[str] = []
+        cites: list[RawCitation] = []
+        for n, text in picks:
+            if text in seen:
+                continue
+            seen.add(text)
+            body = text.rstrip()
+            parts.append(f"\u201c{body}\u201d [{n}]")
+            cites.append(RawCitation(source=n, quote=body))
+        raw_x = RawAnswer(mode="answer", answer=" ".join(parts), citations=cites)
+        result = self._check(raw_x, pairs, timings)
+        if result is None or not result.citations:
+            return _refusal(question, REFUSAL_TEXT, sources, model=model_name, repaired=True)
+        flags = [EXTRACTIVE_FLAG, *result.validation.flags]
+        dropped = (checked.validation.dropped if checked else []) + result.validation.dropped
+        status = "YELLOW" if result.validation.status == "GREEN" else result.validation.status
+        return Answer(
+            question=question,
+            mode="answer",
+            kind="extractive",
+            answer=result.answer,
+            citations=result.citations,
+            sources=sources,
+            validation=Validation(status=status, dropped=dropped, repaired=True, flags=flags),
+            model=model_name,
+        )
+
+    def _finish(self, answer: Answer, timings: dict[str, float], t0: float) -> Answer:
+        timings["total"] = round(_ms(t0), 1)
+        for key in ("retrieve", "first_token", "generate", "validate"):
+            timings.setdefault(key, 0.0)
+        answer.timings_ms = timings
+        if not answer.model and self._model is not None:
+            answer.model = self._model.name
+        metrics().record(answer)
+        logger.info(
+            "answer: kind=%s status=%s citations=%d timings=%s",
+            answer.kind,
+            answer.validation.status,
+            len(answer.citations),
+            timings,
+        )
+        return answer
+
+
+def _needs_repair(
+    raw: RawAnswer | None, checked: ValidatedAnswer | None, gen: GenerationResult
+) -> bool:
+    if raw is None or checked is None:
+        return True
+    if checked.validation.status == "RED":
+        return True
+    if gen.finish_reason in ("length", "loop"):
+        return True
+    return is_degenerate(checked.answer)
+
+
+def _why(raw: RawAnswer | None, checked: ValidatedAnswer | None, gen: GenerationResult) -> str:
+    if raw is None:
+        return f"unparseable output, finish={gen.finish_reason}"
+    if checked is not None and checked.validation.status == "RED":
+        return "validation RED"
+    return f"degenerate answer, finish={gen.finish_reason}"
+
+
+def _refusal(
+    question: str,
+    text: str,
+    sources: list[Source],
+    *,
+    model: str = "",
+    repaired: bool = False,
+) -> Answer:
+    return Answer(
+        question=question,
+        mode="refuse",
+        kind="refusal",
+        answer=text,
+        sources=sources,
+        validation=Validation(status="YELLOW", repaired=repaired, flags=[text]),
+        model=model,
+    )
+
+
+def _ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000

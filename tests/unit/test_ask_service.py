@@ -1,0 +1,216 @@
+"""AskService flow with a scripted chat model and an in-memory library (real validator).
+
+The fakes stand in for retrieval and the LLM only, so each path of the service (good
+answer, repair, extractive fallback, refusal, cancel, empty library) can be driven
+deterministically. The real model and library are exercised in tests/integration.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from app.core.config import Settings
+from app.core.errors import Cancelled, ModelLoadError
+from app.core.models import Chunk, SearchHit
+from app.core.progress import CancelToken, TokenCallback
+from app.core.protocols import GenerationResult
+from app.services.ask import EMPTY_LIBRARY_TEXT, REFUSAL_TEXT, AskService
+from app.services.metrics import reset_metrics
+
+pytestmark = pytest.mark.unit
+
+TEXTS = [
+    "The Zephyr 3000 records up to 64 channels. It samples at 200 samples per second. "
+    "The housing is made of aluminium.",
+    "Clean the air filter every 90 days with a soft brush. Never use water on the filter.",
+]
+
+
+class FakeLibrary:
+    def __init__(self, texts: Sequence[str], tmp: Path) -> None:
+        self.settings = Settings(library=tmp / "lib")
+        self.chunks_by_id = {
+            f"doc:{i:05d}": Chunk(
+                chunk_id=f"doc:{i:05d}",
+                doc_id="doc",
+                ordinal=i,
+                page_start=i + 1,
+                page_end=i + 1,
+                section=f"Section {i + 1}",
+                text=t,
+            )
+            for i, t in enumerate(texts)
+        }
+        self.searches: list[str] = []
+
+    def search(self, query: str, *, top_k: int | None = None, doc_ids: object = None):
+        self.searches.append(query)
+        hits = [
+            SearchHit(
+                rank=i + 1,
+                chunk_id=c.chunk_id,
+                doc_id=c.doc_id,
+                file="/docs/zephyr.pdf",
+                title="Zephyr",
+                page_start=c.page_start,
+                page_end=c.page_end,
+                section=c.section,
+                score=1.0 / (i + 1),
+                text=c.text,
+            )
+            for i, c in enumerate(self.chunks_by_id.values())
+        ]
+        return hits[: top_k or 8], {"total": 1.5}
+
+    def chunks(self, ids: Sequence[str]) -> list[Chunk]:
+        return [self.chunks_by_id[i] for i in ids if i in self.chunks_by_id]
+
+    def documents(self) -> list[object]:
+        return [object()] if self.chunks_by_id else []
+
+
+class ScriptedModel:
+    """Replies with the given outputs in turn, streamed in 3-character pieces."""
+
+    name = "scripted"
+
+    def __init__(self, outputs: list[str], cancel_after: int | None = None) -> None:
+        self.outputs = list(outputs)
+        self.calls: list[list[dict[str, str]]] = []
+        self.grammars: list[str | None] = []
+        self.cancel_after = cancel_after
+
+    def chat(
+        self,
+        messages,
+        *,
+        grammar=None,
+        max_tokens=512,
+        temperature=0.0,
+        on_token: TokenCallback | None = None,
+        cancel: CancelToken | None = None,
+    ):
+        self.calls.append(messages)
+        self.grammars.append(grammar)
+        text = self.outputs.pop(0)
+        out, finish = [], "stop"
+        for i in range(0, len(text), 3):
+            if cancel is not None and cancel.cancelled:
+                finish = "cancelled"
+                break
+            piece = text[i : i + 3]
+            out.append(piece)
+            if on_token:
+                on_token(piece)
+            if self.cancel_after is not None and i >= self.cancel_after and cancel is not None:
+                cancel.outer.cancel()  # type: ignore[attr-defined]  # the user presses Stop
+        return GenerationResult("".join(out), finish, 100, len(out), 5.0, 20.0)
+
+
+def _json(mode: str, answer: str, cites: list[tuple[int, str]]) -> str:
+    return json.dumps(
+        {"mode": mode, "citations": [{"source": n, "quote": q} for n, q in cites], "answer": answer}
+    )
+
+
+GOOD = _json(
+    "answer",
+    "The Zephyr 3000 records up to 64 channels [1].",
+    [(1, "The Zephyr 3000 records up to 64 channels.")],
+)
+
+
+@pytest.fixture
+def lib(tmp_path: Path) -> FakeLibrary:
+    return FakeLibrary(TEXTS, tmp_path)
+
+
+def test_good_answer_streams_only_answer_text(lib: FakeLibrary) -> None:
+    reg = reset_metrics()
+    model = ScriptedModel([GOOD])
+    tokens: list[str] = []
+    a = AskService(lib, chat_model=model).ask(
+        "How many channels does the Zephyr record?", on_token=tokens.append
+    )
+    assert a.kind == "generated" and a.mode == "answer"
+    assert a.validation.status == "GREEN" and not a.validation.repaired
+    assert "".join(tokens) == "The Zephyr 3000 records up to 64 channels [1]."
+    assert [(c.n, c.quote, c.match) for c in a.citations] == [
+        (1, "The Zephyr 3000 records up to 64 channels.", "exact")
+    ]
+    assert [s.n for s in a.sources] == [1, 2]
+    assert set(a.timings_ms) >= {"retrieve", "first_token", "generate", "validate", "total"}
+    assert a.timings_ms["first_token"] > 0
+    assert len(model.calls) == 1 and model.grammars[0] and "quote-1" in model.grammars[0]
+    text = reg.render()
+    assert 'footnote_validations_total{status="GREEN"} 1.0' in text
+    assert 'footnote_answers_total{kind="generated"} 1.0' in text
+
+
+def test_red_answer_is_repaired_once(lib: FakeLibrary) -> None:
+    bad = _json("answer", "It has 99 channels [1].", [(1, "It has 99 channels.")])
+    model = ScriptedModel([bad, GOOD])
+    a = AskService(lib, chat_model=model).ask("How many channels?")
+    assert a.kind == "generated" and a.validation.repaired
+    assert len(model.calls) == 2
+    repair = model.calls[1]
+    assert [m["role"] for m in repair] == ["system", "user", "assistant", "user"]
+    assert "[1]" in repair[-1]["content"] and repair[2]["content"] == bad
+
+
+def test_looping_answer_falls_back_to_cited_quotes(lib: FakeLibrary) -> None:
+    loop = "The channels are the channels of the channels. " * 6
+    looping = _json("answer", loop + "[1]", [(1, "The Zephyr 3000 records up to 64 channels.")])
+    model = ScriptedModel([looping, looping])
+    a = AskService(lib, chat_model=model).ask("How many channels?")
+    assert a.kind == "extractive" and a.mode == "answer"
+    assert a.validation.status == "YELLOW" and a.validation.repaired
+    assert [c.quote for c in a.citations] == ["The Zephyr 3000 records up to 64 channels."]
+    assert "64 channels" in a.answer and "[1]" in a.answer
+    assert any("could not be verified" in f for f in a.validation.flags)
+
+
+def test_unparseable_output_falls_back_to_relevant_sentences(lib: FakeLibrary) -> None:
+    cut = '{"mode": "answer", "citations": [{"source": 2, "quote": "Clean the'
+    model = ScriptedModel([cut, cut])
+    a = AskService(lib, chat_model=model).ask("How often must the air filter be cleaned?")
+    assert a.kind == "extractive"
+    assert a.citations and a.citations[0].quote.startswith("Clean the air filter every 90 days")
+    assert all(c.quote in TEXTS[c.n - 1] for c in a.citations)
+
+
+def test_model_refusal_is_reported_as_refusal(lib: FakeLibrary) -> None:
+    model = ScriptedModel([_json("refuse", "Not in the sources.", [])])
+    a = AskService(lib, chat_model=model).ask("Who painted the Mona Lisa?")
+    assert (a.kind, a.mode, a.answer) == ("refusal", "refuse", REFUSAL_TEXT)
+    assert not a.citations
+
+
+def test_empty_library_refuses_without_the_model(tmp_path: Path) -> None:
+    model = ScriptedModel([])
+    a = AskService(FakeLibrary([], tmp_path), chat_model=model).ask("Anything?")
+    assert a.kind == "refusal" and a.answer == EMPTY_LIBRARY_TEXT
+    assert model.calls == []
+
+
+def test_cancel_raises_cancelled(lib: FakeLibrary) -> None:
+    model = ScriptedModel([GOOD], cancel_after=10)
+    with pytest.raises(Cancelled):
+        AskService(lib, chat_model=model).ask("How many channels?", cancel=CancelToken())
+
+
+def test_bad_model_file_keeps_previous_model(lib: FakeLibrary, tmp_path: Path) -> None:
+    model = ScriptedModel([GOOD])
+    service = AskService(lib, chat_model=model)
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"this is not a model")
+    with pytest.raises(ModelLoadError, match="not a GGUF"):
+        service.load_model(bad)
+    with pytest.raises(ModelLoadError, match="not found"):
+        service.load_model(tmp_path / "missing.gguf")
+    assert service.model is model
+    assert service.ask("How many channels?").kind == "generated"

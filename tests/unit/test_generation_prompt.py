@@ -1,0 +1,104 @@
+"""Prompt building: compact sentence selection, stable source numbers, constant system prompt."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.core.models import Source
+from app.generation.prompt import build_prompt, select_sentences, system_prompt, terms
+
+pytestmark = pytest.mark.unit
+
+FILLER = (
+    "The committee met on a rainy Tuesday. Lunch was served late. Nobody mentioned "
+    "the garden. Several chairs were moved to the hall. The meeting ended at noon. "
+)
+
+
+def _source(n: int, text: str, page: int = 1, section: str = "") -> Source:
+    return Source(
+        n=n,
+        rank=n,
+        chunk_id=f"d{n}:{n:05d}",
+        doc_id=f"d{n}",
+        file=f"/tmp/docs/file{n}.pdf",
+        title=f"File {n}",
+        page_start=page,
+        page_end=page,
+        section=section,
+        score=1.0 / n,
+        text=text,
+    )
+
+
+SOURCES = [
+    _source(
+        1,
+        FILLER * 3 + "The pump delivers 40 litres per minute at full speed. " + FILLER,
+        page=3,
+        section="2 Pumps > 2.1 Flow",
+    ),
+    _source(2, FILLER * 4, page=7),
+    _source(3, FILLER + "Pump speed is limited to 3000 rpm by the controller. " + FILLER, page=9),
+]
+
+
+def test_terms_are_stemmed_content_words() -> None:
+    assert terms("How many pages does the pump need?") == terms("how MANY page does pumps need")
+    assert "the" not in terms("the the the")
+    assert "42" in terms("error 42")
+
+
+def test_selection_prefers_question_words_and_keeps_numbers() -> None:
+    shown = select_sentences("How many litres per minute does the pump deliver?", SOURCES)
+    numbers = [s.source.n for s in shown]
+    assert numbers[0] == 1 and numbers == sorted(numbers)
+    texts = [x.text for s in shown for x in s.sentences]
+    assert "The pump delivers 40 litres per minute at full speed." in texts
+    assert any("3000 rpm" in t for t in texts)  # source 3 shares "pump"
+    assert 2 not in numbers  # source 2 shares no word with the question
+
+
+def test_selection_respects_budget_and_exact_text() -> None:
+    for budget in (200, 600, 1500):
+        shown = select_sentences("pump speed litres minute", SOURCES, budget_chars=budget)
+        total = sum(len(x.text) + 8 for s in shown for x in s.sentences)
+        assert total <= budget or sum(len(s.sentences) for s in shown) == 1
+        for s in shown:
+            for x in s.sentences:
+                assert s.source.text[x.start : x.end] == x.text  # quotable verbatim
+
+
+def test_first_source_always_shown_even_without_overlap() -> None:
+    shown = select_sentences("zzzz qqqq", SOURCES)
+    assert [s.source.n for s in shown] == [1]
+
+
+def test_build_prompt_messages_and_grammar_agree() -> None:
+    q = "How many litres per minute does the pump deliver?"
+    messages, grammar, sentences = build_prompt(q, SOURCES)
+    assert messages[0] == {"role": "system", "content": system_prompt()}
+    user = messages[1]["content"]
+    assert user.startswith("Sources:\n[1] file1.pdf, p. 3, 2 Pumps > 2.1 Flow\n")
+    assert user.endswith("Question: " + q)
+    shown_numbers = [int(n) for n in re.findall(r"^\[(\d+)\] ", user, flags=re.M)]
+    assert shown_numbers == sorted(sentences)
+    numbers_rule = re.search(r"^source-number ::= (.*)$", grammar, flags=re.M)
+    assert numbers_rule is not None
+    assert numbers_rule.group(1) == " | ".join(f'"{n}"' for n in sorted(sentences))
+    for xs in sentences.values():
+        for x in xs:
+            assert x.text in user
+
+
+def test_system_prompt_is_constant_across_questions() -> None:
+    a = build_prompt("pump speed?", SOURCES).messages[0]
+    b = build_prompt("litres per minute?", SOURCES[::-1]).messages[0]
+    assert a == b
+
+
+def test_build_prompt_without_text_raises() -> None:
+    with pytest.raises(ValueError):
+        build_prompt("anything", [_source(1, "   ")])
