@@ -135,10 +135,10 @@ def source_numbers(text: str) -> set[str]:
     return {canonical_number(m.group()) for m in _NUMBER.finditer(normalize(text).text)}
 
 
-def missing_numbers(sentence: str, evidence: str) -> list[str]:
-    """Numbers of ``sentence`` that do not occur in ``evidence`` (both normalised)."""
+def missing_numbers(sentence: str, evidence: str | set[str]) -> list[str]:
+    """Numbers of ``sentence`` absent from ``evidence`` (a text, or its :func:`source_numbers`)."""
     wanted = claim_numbers(normalize(sentence).text)
     if not wanted:
         return []
-    have = source_numbers(evidence)
+    have = source_numbers(evidence) if isinstance(evidence, str) else evidence
     return [n for n in wanted if n not in have]

@@ -3,8 +3,9 @@
 Why: claims are checked sentence by sentence, and models place markers both before
 and after the full stop ("... sat [1]." and "... sat.[1]"). Markers are blanked out
 before splitting so they never hide a sentence boundary; a marker that ends up
-between two sentences belongs to the one before it. Lines (bullet lists) are split
-separately because list items rarely end with a full stop.
+between two sentences belongs to the one before it. List items, blank lines and
+lines ending with a colon are split separately (list items rarely end with a full
+stop); any other line break is wrapped text.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ logger = logging.getLogger(__name__)
 
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?)])")
 _WS = re.compile(r"\s+")
+# A line break ends a sentence only before a list item, after a colon or at a blank line;
+# elsewhere it is just wrapped text (e.g. a quoted source sentence).
+_BLOCK_BREAK = re.compile(r"\n(?=[ \t]*(?:[-*\u2022]|\d+[.)])\s|[ \t]*\n)|(?<=:)\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +44,9 @@ def answer_sentences(text: str, markers: list[Marker]) -> list[Sentence]:
     masked = "".join(chars)
     spans: list[tuple[int, int]] = []
     offset = 0
-    for line in masked.split("\n"):
-        spans.extend((offset + s, offset + e) for s, e in sentence_spans(line, max_chars=10_000))
-        offset += len(line) + 1
+    for block in _BLOCK_BREAK.split(masked):
+        spans.extend((offset + s, offset + e) for s, e in sentence_spans(block, max_chars=10_000))
+        offset += len(block) + 1
     owned: list[list[int]] = [[] for _ in spans]
     for i, mk in enumerate(markers):
         target = None

@@ -27,7 +27,7 @@ from app.core.models import (
     Validation,
     ValidationStatus,
 )
-from app.validation.claims import content_stems, missing_numbers, word_count
+from app.validation.claims import content_stems, missing_numbers, source_numbers, word_count
 from app.validation.locate import ChunkIndex, find_elsewhere, locate
 from app.validation.markers import Marker, find_markers, rewrite
 from app.validation.sentences import answer_sentences
@@ -59,11 +59,21 @@ class _Run:
     indexes: dict[int, ChunkIndex] = field(default_factory=dict)
     dropped: list[DroppedCitation] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    numbers_of: dict[int, set[str]] = field(default_factory=dict)
 
     def index(self, n: int) -> ChunkIndex:
         if n not in self.indexes:
             self.indexes[n] = ChunkIndex(self.sources[n][1].text)
         return self.indexes[n]
+
+    def numbers(self, n: int) -> set[str]:
+        """Numbers source ``n`` supports: its text, section, title and page numbers."""
+        if n not in self.numbers_of:
+            src, chunk = self.sources[n]
+            found = source_numbers(f"{chunk.text}\n{chunk.section}\n{src.section}\n{src.title}")
+            found.update(str(p) for p in range(chunk.page_start, chunk.page_end + 1))
+            self.numbers_of[n] = found
+        return self.numbers_of[n]
 
     def drop(self, n: int | None, reason: DropReason, detail: str, *, once: bool = False) -> None:
         """Record a drop; with ``once``, only the first drop of (n, reason) is kept."""
@@ -101,6 +111,14 @@ def _index_sources(sources: Sequence[tuple[Source, Chunk]]) -> dict[int, tuple[S
     return out
 
 
+def _without_markers(quote: str, text: str) -> str:
+    """The quote without citation markers a model copied into it ("... margins [1]")."""
+    mks = find_markers(quote)
+    if not mks or quote.strip() in text:
+        return quote
+    return rewrite(quote, mks, [[] for _ in mks])
+
+
 def _citations(raw: RawAnswer, run: _Run) -> list[Citation]:
     """Check each raw citation's number and quote; return the survivors, duplicates removed."""
     kept: list[Citation] = []
@@ -114,7 +132,7 @@ def _citations(raw: RawAnswer, run: _Run) -> list[Citation]:
             run.drop(n, why, f"source [{n}] {what} for this question (valid: {have})")
             continue
         src, chunk = run.sources[n]
-        match = locate(rc.quote, run.index(n))
+        match = locate(_without_markers(rc.quote, chunk.text), run.index(n))
         if match is None:
             others = {k: run.index(k) for k in run.sources if k != n}
             elsewhere = find_elsewhere(rc.quote, others)
@@ -156,7 +174,7 @@ def _citations(raw: RawAnswer, run: _Run) -> list[Citation]:
 
 
 def _check_markers(
-    text: str, markers: list[Marker], cited: dict[int, list[Citation]], run: _Run
+    markers: list[Marker], cited: dict[int, list[Citation]], run: _Run
 ) -> list[list[int]]:
     """Per marker, the numbers that may stay; unknown and orphan numbers are dropped."""
     keep: list[list[int]] = []
@@ -216,10 +234,9 @@ def _check_sentences(
                         f"Sentence {k} has no supporting citation: \u201c{_short(body)}\u201d"
                     )
                 continue
-        evidence = "\n".join(
-            f"{run.sources[n][1].text}\n{run.sources[n][1].section}\n{run.sources[n][0].title}"
-            for n in ns
-        )
+        evidence: set[str] = set()
+        for n in ns:
+            evidence |= run.numbers(n)
         missing = missing_numbers(body, evidence)
         if missing:
             nums = ", ".join(missing)
@@ -260,7 +277,7 @@ def validate(raw: RawAnswer, sources: Sequence[tuple[Source, Chunk]]) -> Validat
     for c in citations:
         cited.setdefault(c.n, []).append(c)
     markers = find_markers(raw.answer)
-    keep = _check_markers(raw.answer, markers, cited, run)
+    keep = _check_markers(markers, cited, run)
     _check_sentences(raw.answer, markers, keep, cited, run, raw.mode)
     answer = rewrite(raw.answer, markers, keep)
     mentioned = {n for ns in keep for n in ns}

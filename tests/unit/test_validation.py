@@ -715,3 +715,61 @@ def test_repair_prompt_lists_valid_numbers_and_problems() -> None:
 def test_repair_prompt_without_sources_says_to_refuse() -> None:
     text = repair_prompt([], [])
     assert "do not answer" in text and "[1]" in text
+
+
+def test_page_and_section_numbers_count_as_in_the_source() -> None:
+    src = make_source(1, TABLES, page=7)
+    raw = answer(
+        "Section 2 on page 7 says long tables continue across page breaks [1].",
+        (1, "tables that continue across page breaks"),
+    )
+    result = run(raw, [src])
+    assert result.validation.status == "GREEN", result.validation
+
+
+def test_wrapped_lines_are_one_sentence_but_list_items_are_not() -> None:
+    srcs = sources(GEOMETRY, TABLES)
+    wrapped = answer(
+        "\u201cThe geometry package provides an easy\ninterface to page dimensions.\u201d [1]",
+        (1, "The geometry package provides an easy interface to page dimensions."),
+    )
+    result = run(wrapped, srcs)
+    assert result.validation.status == "GREEN" and result.validation.flags == []
+    paragraphs = answer(
+        "The geometry package sets the margins [1].\n\nLong tables break across many pages.",
+        (1, "The geometry package provides an easy interface"),
+    )
+    result = run(paragraphs, srcs)
+    assert result.validation.status == "YELLOW"
+    assert any("Long tables" in f for f in result.validation.flags)
+
+
+def test_one_bad_quote_does_not_remove_the_marker_of_a_good_one() -> None:
+    raw = answer(
+        "The margin option sets all four margins at once [1].",
+        (1, "margins are set by magic"),
+        (1, "set all four margins at once"),
+    )
+    result = run(raw, sources(GEOMETRY))
+    assert [c.quote for c in result.citations] == ["set all four margins at once"]
+    assert reasons(result) == [(1, "quote_not_found")]
+    assert result.answer == raw.answer and result.validation.status == "GREEN"
+
+
+@pytest.mark.parametrize(
+    ("quote", "kind"),
+    [
+        ('"Use the margin option to set all four margins"', "normalized"),
+        ("\u201cUse the margin option to set all four margins\u2026\u201d", "normalized"),
+        ("Use the margin option to set all four margins [1]", "exact"),
+    ],
+)
+def test_quote_marks_ellipsis_and_markers_around_a_quote_are_tolerated(
+    quote: str, kind: str
+) -> None:
+    result = run(
+        answer("The margin option sets all four margins [1].", (1, quote)), sources(GEOMETRY)
+    )
+    (c,) = result.citations
+    assert c.quote == "Use the margin option to set all four margins"
+    assert c.match == kind
