@@ -12,6 +12,7 @@ _ABBREVIATIONS = {
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) and whitespace.
 _BOUNDARY = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s+")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+_LOOKBACK = 64
 
 
 def sentence_spans(text: str, *, max_chars: int = 400) -> list[tuple[int, int]]:
@@ -25,7 +26,8 @@ def sentence_spans(text: str, *, max_chars: int = 400) -> list[tuple[int, int]]:
     start = 0
     n = len(text)
     for m in _BOUNDARY.finditer(text):
-        before = _WORD_BEFORE.search(text, 0, m.start())
+        # look back a bounded window only: searching from 0 made this quadratic
+        before = _WORD_BEFORE.search(text, max(0, m.start() - _LOOKBACK), m.start())
         if before:
             word = before.group(1).rstrip(".").lower()
             if word in _ABBREVIATIONS or len(word) == 1:
