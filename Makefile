@@ -45,5 +45,16 @@ bench: setup
 eval: setup
 	$(BIN)/python -m tests.bench.eval_answers
 
+# Desktop bundle dist/Footnote/ (PyInstaller) and the Linux installer tarball; see packaging/README.md.
+package: setup
+	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/footnote.spec
+	$(BIN)/python packaging/make_tarball.py --dist dist
+	@du -sh dist/Footnote
+
+# Run the built bundle as a user's machine would: empty environment, no Python on PATH, no network.
+package-test:
+	@test -x dist/Footnote/Footnote || $(MAKE) package
+	env -i PATH=/usr/local/bin:/usr/bin:/bin $(PYTHON) packaging/package_test.py
+
 clean:
 	rm -rf $(VENV) build dist .pytest_cache
