@@ -187,9 +187,15 @@ def summarize(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict[str, Any]:
     }
     dropped = Counter(r for o in asked for r in o.dropped)
     latency: dict[str, dict[str, float | int | None]] = {}
-    keys = list(LATENCY_KEYS) + sorted({k for o in asked for k in o.timings_ms} - set(LATENCY_KEYS))
-    for key in keys:
-        vals = [o.timings_ms[key] for o in asked if key in o.timings_ms]
+    extra = {k for o in asked for k in o.timings_ms if not k.endswith("_tokens")}
+    for key in list(LATENCY_KEYS) + sorted(extra - set(LATENCY_KEYS)):
+        # A stage that did not run (e.g. no generation before a refusal) is reported as 0.0;
+        # only "total" keeps those, so stage percentiles describe the runs of that stage.
+        vals = [
+            o.timings_ms[key]
+            for o in asked
+            if key in o.timings_ms and (key == "total" or o.timings_ms[key] > 0)
+        ]
         p50, p95 = percentile(vals, 50), percentile(vals, 95)
         latency[key] = {
             "n": len(vals),
@@ -210,6 +216,11 @@ def summarize(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict[str, Any]:
         "kinds": _shares(Counter(o.kind for o in asked if o.kind), ANSWER_KINDS, len(asked)),
         "validation": _shares(Counter(o.status for o in asked if o.status), STATUSES, len(asked)),
         "latency_ms": latency,
+        "tokens_mean": {
+            key: round(sum(vals) / len(vals), 1)
+            for key in sorted({k for o in asked for k in o.timings_ms if k.endswith("_tokens")})
+            if (vals := [o.timings_ms[key] for o in asked if o.timings_ms.get(key, 0) > 0])
+        },
     }
 
 
@@ -261,4 +272,9 @@ def format_table(summary: Mapping[str, Any]) -> str:
         ]
         for key, v in summary["latency_ms"].items():
             lines.append(f"  {key:<14}{_ms(v['p50']):>10}{_ms(v['p95']):>10}{v['n']:>6}")
+        if summary.get("tokens_mean"):
+            lines.append(
+                "  mean tokens   "
+                + "   ".join(f"{k} {v:,.0f}" for k, v in summary["tokens_mean"].items())
+            )
     return "\n".join(lines)

@@ -92,7 +92,7 @@ def test_summary_counts_citations_refusals_and_invalid_quotes() -> None:
             status="YELLOW",
             dropped=[DroppedCitation(n=3, reason="quote_not_found")],
         ),
-        timings_ms={"retrieve": 10, "generate": 100, "total": 130},
+        timings_ms={"retrieve": 10, "generate": 100, "total": 130, "prompt_tokens": 900},
     )
     wrong_page = Answer(
         question="q",
@@ -109,7 +109,7 @@ def test_summary_counts_citations_refusals_and_invalid_quotes() -> None:
         kind="refusal",
         answer="The documents do not say.",
         validation=Validation(status="RED", dropped=[DroppedCitation(n=1, reason="no_overlap")]),
-        timings_ms={"retrieve": 20, "total": 40},
+        timings_ms={"retrieve": 20, "generate": 0.0, "total": 40},
     )
     texts = {"a:00001": "text with on page seven in it", "b:00002": "zzz"}
     outcomes = [
@@ -140,6 +140,9 @@ def test_summary_counts_citations_refusals_and_invalid_quotes() -> None:
     assert s["errors"] == 1 and s["asked"] == 5
     assert s["latency_ms"]["total"] == {"n": 5, "p50": 130.0, "p95": 306.0}
     assert s["latency_ms"]["first_token"]["n"] == 0
+    assert s["latency_ms"]["generate"] == {"n": 3, "p50": 100.0, "p95": 280.0}  # 0.0 = not run
+    assert "prompt_tokens" not in s["latency_ms"]
+    assert s["tokens_mean"] == {"prompt_tokens": 900.0}
     table = format_table(s)
     assert "invalid citations shown after validation: 1" in table
     assert "recall@8" in table and "quote_not_found 2" in table
