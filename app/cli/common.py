@@ -108,13 +108,10 @@ class ProgressBar:
             line = f"{head}{p.stage:<6} [{bar}] {p.done}/{p.total} {name}"[:120]
             self.stream.write("\r\x1b[2K" + line)
             self._drawn = True
-        elif key != self._last_key and p.stage in ("file", "embed") and not finished:
-            what = (
-                f"embedding {p.total} passages"
-                if p.stage == "embed"
-                else f"{self._file_pos} {name}"
-            )
-            self.stream.write(f"{what}\n")
+        elif p.stage == "file" and key != self._last_key and not finished:
+            self.stream.write(f"{self._file_pos} {name}\n")
+        elif p.stage == "embed" and (self._last_key is None or self._last_key[0] != "embed"):
+            self.stream.write(f"embedding {p.total} passages\n")
         self._last_key = key
         self.stream.flush()
 

@@ -44,25 +44,14 @@ def embedding_text(title: str, section: str, text: str) -> str:
 
 
 def expand_paths(paths: Sequence[Path | str]) -> list[Path]:
-    """Files to ingest: folders become their PDFs (recursively, sorted), files stay as given.
+    """Files to ingest (folders expanded by ``iter_pdf_paths``), resolved and de-duplicated.
 
-    A named non-PDF file stays in the list so that it fails with a clear message
-    instead of being silently skipped; inside folders only ``*.pdf`` files are taken.
+    Resolving matters: a document is keyed by its path for "updated", so the same file
+    reached through a symlink or ``..`` must give the same path string.
     """
-    out: list[Path] = []
-    seen: set[Path] = set()
-    for raw in paths:
-        p = Path(raw).expanduser().resolve()
-        found = (
-            sorted(f for f in p.rglob("*") if f.suffix.lower() == ".pdf" and f.is_file())
-            if p.is_dir()
-            else [p]
-        )
-        for f in found:
-            if f not in seen:
-                seen.add(f)
-                out.append(f)
-    return out
+    from app.ingest import iter_pdf_paths
+
+    return list(dict.fromkeys(p.resolve() for p in iter_pdf_paths(paths)))
 
 
 class _TimedEmbedder:
@@ -151,8 +140,9 @@ class Library:
                     cancel.raise_if_cancelled()
                 progress(Progress("file", i, len(files), file=str(path)))
                 result = self._ingest_one(path, file_sha, parse_pdf, progress, cancel)
-                wrote = wrote or result.status in ("added", "updated")
                 results.append(result)
+                if result.status in ("added", "updated"):
+                    wrote = not self.store.maybe_optimize()
             progress(Progress("file", len(files), len(files)))
         except Cancelled:
             logger.info("ingest cancelled after %d of %d files", len(results), len(files))

