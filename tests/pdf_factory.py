@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import pymupdf
+from app.ingest._mupdf import pymupdf
 
 PAGE_W, PAGE_H = 595.0, 842.0
 LEFT, RIGHT = 72.0, 523.0
@@ -29,6 +29,8 @@ MANUAL_TITLE = "Zephyr 3000 Field Manual"
 RUNNING_HEADER = "Zephyr 3000 Field Manual \u2013 Revision 7"
 
 _REGULAR, _BOLD = "F0", "F1"
+# Fixed dates and no random /ID, so the same call always writes the same bytes (same doc_id).
+_DATES = {"creationDate": "D:20250101000000Z", "modDate": "D:20250101000000Z"}
 
 
 def clean(text: str) -> str:
@@ -436,8 +438,10 @@ def make_manual_pdf(
                 for lvl, text, pno, y in toc
             ]
         )
-    doc.set_metadata({"title": title or "", "author": "Footnote tests", "producer": "pdf_factory"})
-    doc.save(path, garbage=3, deflate=True)
+    doc.set_metadata(
+        {"title": title or "", "author": "Footnote tests", "producer": "pdf_factory", **_DATES}
+    )
+    doc.save(path, garbage=3, deflate=True, no_new_id=True)
     doc.close()
     return path
 
@@ -483,8 +487,8 @@ def make_two_column_pdf(path: Path | str) -> Path:
         for s in sentences:
             col.paragraph(s)
             col.y += 6
-    doc.set_metadata({"title": TWO_COLUMN_TITLE})
-    doc.save(path, garbage=3, deflate=True)
+    doc.set_metadata({"title": TWO_COLUMN_TITLE, **_DATES})
+    doc.save(path, garbage=3, deflate=True, no_new_id=True)
     doc.close()
     return path
 

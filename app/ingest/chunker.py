@@ -1,0 +1,228 @@
+"""Clean text with a character map, and sentence-aware chunks that never lose text.
+
+Why build text and geometry together: every word is appended to the text exactly once,
+and its character span and box are recorded at that moment, so a chunk's
+:class:`~app.core.charmap.CharMap` is a slice of one table, shifted to the chunk's own
+offsets. Chunks are consecutive runs of whole sentences; consecutive chunks share their
+last one or two sentences, and together they cover every character of a section.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.core.charmap import CharMap
+from app.core.models import Chunk
+from app.core.text import sentence_spans
+
+from .layout import Line
+from .sections import SectionStart
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ChunkParams:
+    """Chunk sizes in words. Sentences are never split unless longer than ``max_chars``."""
+
+    target_words: int = 180
+    max_words: int = 300
+    min_words: int = 50  # a smaller tail joins the previous chunk when it fits
+    overlap_sentences: int = 2
+    overlap_words: int = 60
+    heading_words: int = 12  # a section this small (a bare heading) joins the next one
+    max_sentence_chars: int = 600
+
+
+@dataclass(slots=True)
+class Segment:
+    """The text of one section (or a run of them) with its character map rows."""
+
+    path: str
+    text: str
+    rows: np.ndarray  # (n, 8) float64: start, end, page, x0, y0, x1, y1, line key
+
+
+def _joins(prev: Line, nxt: Line) -> tuple[bool, bool]:
+    """(join the two lines into one word, drop the trailing hyphen of ``prev``)."""
+    first = nxt.words[0][4]
+    if prev.soft_end:
+        return first[:1].isalpha(), False
+    last = prev.words[-1][4]
+    if (
+        len(last) >= 3
+        and last[-1] == "-"
+        and last[-2].isalpha()
+        and first[:1].islower()
+        and nxt.page >= prev.page
+    ):
+        return True, True
+    return False, False
+
+
+def build_segment(path: str, lines: list[Line]) -> Segment:
+    """Join lines into clean text: words by spaces, lines of a block by a space (or nothing,
+    for a hyphenated word), blocks by a newline. One map row per word (fragment).
+
+    Work is per line, not per word: offsets come from one cumulative sum at the end.
+    """
+    texts: list[str] = []  # per line: separator + words joined by spaces
+    word_lens: list[int] = []
+    sep_lens: list[int] = []
+    x0: list[float] = []
+    y0: list[float] = []
+    x1: list[float] = []
+    y1: list[float] = []
+    pages: list[int] = []
+    keys: list[int] = []
+    prev: Line | None = None
+    for ln in lines:
+        words = ln.words
+        cols = list(zip(*words, strict=False))  # word tuples have 5 or 8 items
+        wtexts = cols[4]
+        sep = ""
+        if prev is not None:
+            join, drop_hyphen = _joins(prev, ln)
+            if join:
+                if drop_hyphen:
+                    texts[-1] = texts[-1][:-1]
+                    word_lens[-1] -= 1
+            else:
+                same = ln.block == prev.block or wtexts[0][:1].islower()
+                sep = " " if same else "\n"
+        n = len(words)
+        texts.append(sep + " ".join(wtexts))
+        sep_lens.append(len(sep))
+        sep_lens.extend([1] * (n - 1))
+        word_lens.extend(map(len, wtexts))
+        x0.extend(cols[0])
+        y0.extend(cols[1])
+        x1.extend(cols[2])
+        y1.extend(cols[3])
+        pages.extend([ln.page] * n)
+        keys.extend([ln.key] * n)
+        prev = ln
+    wl = np.array(word_lens, dtype=np.float64)
+    ends = np.cumsum(wl + np.array(sep_lens, dtype=np.float64))
+    arr = np.column_stack([ends - wl, ends, pages, x0, y0, x1, y1, keys]).astype(np.float64)
+    return Segment(path, "".join(texts), arr.reshape(-1, 8))
+
+
+def segments(lines: list[Line], starts: list[SectionStart], params: ChunkParams) -> list[Segment]:
+    """Split the line stream at section starts; bare headings join the following section."""
+    bounds: list[tuple[int, str]] = [(0, "")]
+    for s in starts:
+        if s.line_index == bounds[-1][0]:
+            bounds[-1] = (s.line_index, s.path)  # several starts on one line: deepest wins
+        else:
+            bounds.append((s.line_index, s.path))
+    groups: list[tuple[str, list[Line]]] = []
+    for k, (begin, path) in enumerate(bounds):
+        end = bounds[k + 1][0] if k + 1 < len(bounds) else len(lines)
+        if end > begin:
+            groups.append((path, lines[begin:end]))
+    merged: list[tuple[str, list[Line]]] = []
+    carry: tuple[str, list[Line]] | None = None
+    for path, group in groups:
+        if carry is not None:
+            cpath, clines = carry
+            # label with the deeper section when the bare heading is its parent
+            path = path if path.startswith(cpath + " > ") or not cpath else cpath
+            group = clines + group
+            carry = None
+        if sum(len(ln.words) for ln in group) <= params.heading_words:
+            carry = (path, group)
+            continue
+        merged.append((path, group))
+    if carry is not None:
+        if merged:
+            merged[-1] = (merged[-1][0], merged[-1][1] + carry[1])
+        else:
+            merged.append(carry)
+    return [build_segment(path, group) for path, group in merged]
+
+
+def _windows(counts: list[int], params: ChunkParams) -> list[tuple[int, int]]:
+    """Greedy runs [i, j) of sentences with ~target words and a sentence overlap."""
+    n = len(counts)
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < n:
+        j, words = i, 0
+        while j < n and (j == i or words < params.target_words):
+            if j > i and words + counts[j] > params.max_words:
+                break
+            words += counts[j]
+            j += 1
+        rest = sum(counts[j:])
+        if j < n and rest < params.min_words and words + rest <= params.max_words:
+            j = n
+        out.append((i, j))
+        if j >= n:
+            break
+        k, ov = j, 0
+        while (
+            k - 1 > i
+            and j - k < params.overlap_sentences
+            and ov + counts[k - 1] <= params.overlap_words
+        ):
+            k -= 1
+            ov += counts[k]
+        i = k
+    return out
+
+
+def _slice_map(rows: np.ndarray, cs: int, ce: int) -> np.ndarray:
+    """Rows of the characters [cs, ce), clipped and shifted to chunk offsets."""
+    lo = int(np.searchsorted(rows[:, 1], cs, side="right"))
+    hi = int(np.searchsorted(rows[:, 0], ce, side="left"))
+    sel = rows[lo:hi].copy()
+    for r in (sel[:1], sel[-1:]):  # only the ends can be cut mid-word
+        for row in r:
+            s, e = row[0], row[1]
+            if s >= cs and e <= ce:
+                continue
+            n = max(e - s, 1.0)
+            ns, ne = max(s, cs), min(e, ce)
+            x0, x1 = row[3], row[5]
+            row[3], row[5] = x0 + (x1 - x0) * (ns - s) / n, x0 + (x1 - x0) * (ne - s) / n
+            row[0], row[1] = ns, ne
+    sel[:, 0] -= cs
+    sel[:, 1] -= cs
+    return sel
+
+
+def chunk_segments(doc_id: str, segs: list[Segment], params: ChunkParams) -> list[Chunk]:
+    chunks: list[Chunk] = []
+    for seg in segs:
+        text = seg.text
+        spans = sentence_spans(text, max_chars=params.max_sentence_chars)
+        if not spans:
+            continue
+        starts = seg.rows[:, 0]
+        bounds = np.array(spans, dtype=np.float64)
+        lo = np.searchsorted(starts, bounds[:, 0], side="left")
+        hi = np.searchsorted(starts, bounds[:, 1], side="left")
+        counts = [max(int(c), 1) for c in (hi - lo)]
+        for i, j in _windows(counts, params):
+            cs, ce = spans[i][0], spans[j - 1][1]
+            rows = _slice_map(seg.rows, cs, ce)
+            if len(rows) == 0:
+                continue
+            ordinal = len(chunks)
+            chunks.append(
+                Chunk(
+                    chunk_id=Chunk.make_id(doc_id, ordinal),
+                    doc_id=doc_id,
+                    ordinal=ordinal,
+                    page_start=int(rows[0, 2]),
+                    page_end=int(rows[-1, 2]),
+                    section=seg.path,
+                    text=text[cs:ce],
+                    charmap=CharMap(rows),
+                )
+            )
+    return chunks

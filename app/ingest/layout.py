@@ -1,0 +1,210 @@
+"""Page text as physical lines of words with geometry, and removal of page furniture.
+
+Why words, not characters: MuPDF's word extraction is several times faster than
+``rawdict`` and already gives each word's box and its (block, line) numbers, which is
+all a citation highlight needs. Ligatures are expanded by MuPDF itself (we do not ask
+it to preserve them); soft hyphens, zero-width characters and leftover ligature code
+points are cleaned per word, and only for the rare words that are not pure ASCII.
+
+Running headers/footers are recognised across pages (see :func:`drop_furniture`), so
+extraction keeps every line first and filters afterwards.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ._mupdf import pymupdf
+
+logger = logging.getLogger(__name__)
+
+# Expand ligatures (no TEXT_PRESERVE_LIGATURES), clip to the media box, keep it fast.
+TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP
+
+_LIGATURES = {
+    "\ufb00": "ff",
+    "\ufb01": "fi",
+    "\ufb02": "fl",
+    "\ufb03": "ffi",
+    "\ufb04": "ffl",
+    "\ufb05": "st",
+    "\ufb06": "st",
+    "\u00ad": "",  # soft hyphen: invisible unless at a line end (handled by the caller)
+    "\u200b": "",
+    "\u200c": "",
+    "\u200d": "",
+    "\u2060": "",
+    "\ufeff": "",
+    "\ufffd": "",
+    "\u00a0": " ",
+    "\u2002": " ",
+    "\u2003": " ",
+    "\u2009": " ",
+}
+_TRANSLATE = str.maketrans(_LIGATURES)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+Word = tuple[float, float, float, float, str]  # x0, y0, x1, y1, cleaned text
+
+
+@dataclass(slots=True)
+class Line:
+    """One physical line of text on a page, in MuPDF's reading (block) order."""
+
+    page: int  # 1-based
+    block: int  # unique per (page, block) across the document
+    key: int  # unique per physical line across the document
+    words: list[Word]
+    x0: float = 0.0
+    y0: float = 0.0
+    x1: float = 0.0
+    y1: float = 0.0
+    size: float = 0.0  # font size from spans; 0 when fonts were not extracted
+    bold: bool = False
+    soft_end: bool = False  # last word ended with a soft hyphen (a line-end break)
+    dropped: bool = False  # running header/footer or bare page number
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return " ".join(w[4] for w in self.words)
+
+
+def clean_word(text: str) -> tuple[str, bool]:
+    """Clean one extracted word. Returns (text, ended_with_soft_hyphen)."""
+    if text.isascii():
+        if text.isprintable():
+            return text, False
+        return _CONTROL.sub("", text), False
+    soft = text.endswith("\u00ad")
+    text = _CONTROL.sub("", text.translate(_TRANSLATE)).strip()
+    return text, soft
+
+
+class PageExtractor:
+    """Turns pages into :class:`Line` lists; numbering of blocks and lines runs across pages."""
+
+    def __init__(self, *, want_fonts: bool) -> None:
+        self.want_fonts = want_fonts
+        self._next_block = 0
+        self._next_line = 0
+
+    def extract(self, page: pymupdf.Page, pno: int) -> list[Line]:
+        """Lines of one page. Per-word work is kept minimal: pure-ASCII words pass as is."""
+        tp = page.get_textpage(flags=TEXT_FLAGS)
+        words = tp.extractWORDS()
+        fonts = _line_fonts(tp) if self.want_fonts and words else {}
+        lines: list[Line] = []
+        numbers: list[tuple[int, int]] = []
+        line: Line | None = None
+        cur: list = []
+        cb = cl = -1
+        block_id = -1
+        for w in words:
+            b, ln = w[5], w[6]
+            raw = w[4]
+            if raw.isascii() and raw.isprintable():
+                soft = False
+            else:
+                text, soft = clean_word(raw)
+                if not text:
+                    continue
+                w = (w[0], w[1], w[2], w[3], text)
+            if b != cb or ln != cl:
+                if b != cb:
+                    block_id = self._next_block
+                    self._next_block += 1
+                cur = []
+                line = Line(pno, block_id, self._next_line, cur)
+                self._next_line += 1
+                lines.append(line)
+                numbers.append((b, ln))
+                cb, cl = b, ln
+            cur.append(w)
+            line.soft_end = soft  # type: ignore[union-attr]
+        for line, key in zip(lines, numbers, strict=True):
+            x0s, y0s, x1s, y1s = list(zip(*line.words, strict=False))[:4]
+            line.x0, line.y0, line.x1, line.y1 = min(x0s), min(y0s), max(x1s), max(y1s)
+            if fonts:
+                line.size, line.bold = fonts.get(key, (0.0, False))
+        return lines
+
+
+def median_height(words: list[Word]) -> float:
+    """Font size estimate from word boxes, when span fonts were not extracted."""
+    hs = sorted(w[3] - w[1] for w in words)
+    return round(hs[len(hs) // 2], 1)
+
+
+def _line_fonts(tp: pymupdf.TextPage) -> dict[tuple[int, int], tuple[float, bool]]:
+    """(block, line) -> (largest span size, all spans bold), numbered like ``extractWORDS``."""
+    out: dict[tuple[int, int], tuple[float, bool]] = {}
+    blocks = [b for b in tp.extractDICT()["blocks"] if b.get("type", 0) == 0]
+    for bno, block in enumerate(blocks):
+        for lno, line in enumerate(block["lines"]):
+            spans = [s for s in line["spans"] if s["text"].strip()]
+            if not spans:
+                continue
+            size = max(s["size"] for s in spans)
+            bold = all((s["flags"] & 16) or "bold" in s["font"].lower() for s in spans)
+            out[(bno, lno)] = (round(size, 1), bold)
+    return out
+
+
+# --- page furniture -------------------------------------------------------------------------
+
+_PAGE_NUMBER = re.compile(
+    r"^(?:page\s+|p\.\s*|seite\s+)?[-\u2013\u2014(\[]?\s*(?:\d{1,5}|[ivxlcdm]{1,7})\s*[-\u2013\u2014)\]]?"
+    r"(?:\s*(?:/|of|von)\s*\d{1,5})?$",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d+")
+_EDGE_BAND = 0.2  # headers/footers live in the outer 20% of the page height
+
+
+def _edge_lines(lines: list[Line], height: float) -> list[Line]:
+    """Lines of the top-most and bottom-most row of a page, if inside the outer band."""
+    if not lines:
+        return []
+    top = min(ln.y0 for ln in lines)
+    bottom = max(ln.y1 for ln in lines)
+    out = []
+    for ln in lines:
+        mid = (ln.y0 + ln.y1) / 2
+        if (ln.y0 <= top + 2 and mid < height * _EDGE_BAND) or (
+            ln.y1 >= bottom - 2 and mid > height * (1 - _EDGE_BAND)
+        ):
+            out.append(ln)
+    return out
+
+
+def _furniture_key(text: str) -> str:
+    return _DIGITS.sub("#", " ".join(text.lower().split()))
+
+
+def drop_furniture(pages: list[list[Line]], heights: list[float]) -> int:
+    """Mark running headers/footers and bare page numbers as dropped; return how many.
+
+    A header/footer is a line in the top or bottom row of a page whose text (digits
+    normalised, so "Page 3" equals "Page 4") occurs in that position on several pages.
+    Very short keys ("}" at the top of code listings) need far more repetitions, so
+    real text is not lost.
+    """
+    edges = [_edge_lines(lines, h) for lines, h in zip(pages, heights, strict=True)]
+    counts: Counter[str] = Counter()
+    for page_edges in edges:
+        counts.update({_furniture_key(ln.text) for ln in page_edges})
+    n = len(pages)
+    dropped = 0
+    for page_edges in edges:
+        for ln in page_edges:
+            text = ln.text
+            key = _furniture_key(text)
+            need = 3 if len(key.replace(" ", "")) > 4 else max(3, n // 4)
+            if _PAGE_NUMBER.match(text) or (n >= 2 and counts[key] >= min(need, n)):
+                ln.dropped = True
+                dropped += 1
+    return dropped

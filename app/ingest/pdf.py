@@ -1,0 +1,252 @@
+"""PDF file -> ParsedDocument: checks, extraction, sections, chunks.
+
+Why read the bytes once: the content hash (document id), the "is this a PDF at all"
+check and PyMuPDF all work from the same bytes, so a file replaced halfway cannot give a
+mismatched id, and there is one place where OS errors become user-facing errors.
+Every failure leaves as a specific :class:`~app.core.errors.IngestError`; raw PyMuPDF
+exceptions never escape.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from app.core.errors import (
+    CorruptPdfError,
+    EmptyFileError,
+    EncryptedPdfError,
+    FileMissingError,
+    FootnoteError,
+    NoPagesError,
+    NotAPdfError,
+    NoTextLayerError,
+    PermissionDeniedError,
+)
+from app.core.models import Document, ParsedDocument
+from app.core.progress import CancelToken, Progress, ProgressCallback
+
+from ._mupdf import pymupdf
+from .chunker import ChunkParams, chunk_segments, segments
+from .layout import Line, PageExtractor, drop_furniture
+from .sections import (
+    SectionStart,
+    first_heading,
+    heuristic_sections,
+    outline_entries,
+    resolve_outline,
+)
+
+logger = logging.getLogger(__name__)
+
+# MuPDF would print repair warnings to stderr; we log them ourselves instead.
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+
+_MAGIC = {
+    b"PK\x03\x04": "a ZIP archive or Office document",
+    b"\x89PNG": "a PNG image",
+    b"\xff\xd8\xff": "a JPEG image",
+    b"GIF8": "a GIF image",
+    b"{\\rtf": "an RTF document",
+    b"\xd0\xcf\x11\xe0": "an old Office document",
+    b"<!DOCTYPE html": "a web page",
+    b"<html": "a web page",
+}
+_BAD_TITLES = {"untitled", "title", "document", "unknown"}
+_FILE_SUFFIXES = (".pdf", ".doc", ".docx", ".tex", ".dvi", ".odt", ".txt", ".indd")
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _check_path(path: Path) -> None:
+    if not path.exists():
+        raise FileMissingError(f"{path.name}: no such file ({path}).")
+    if path.is_dir():
+        raise NotAPdfError(f"{path.name} is a folder, not a PDF file ({path}).")
+
+
+def _read(path: Path) -> bytes:
+    _check_path(path)
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError as e:
+        raise FileMissingError(f"{path.name}: no such file ({path}).") from e
+    except IsADirectoryError as e:
+        raise NotAPdfError(f"{path.name} is a folder, not a PDF file ({path}).") from e
+    except PermissionError as e:
+        raise PermissionDeniedError(f"{path.name}: permission denied ({path}).") from e
+    except OSError as e:
+        raise PermissionDeniedError(
+            f"{path.name} cannot be read: {e.strerror or e} ({path})."
+        ) from e
+
+
+def file_sha(path: Path | str) -> str:
+    """The document id of a file (first 16 hex of its SHA-256), streamed, without parsing."""
+    path = Path(path)
+    _check_path(path)
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            while block := fh.read(1 << 20):
+                h.update(block)
+    except PermissionError as e:
+        raise PermissionDeniedError(f"{path.name}: permission denied ({path}).") from e
+    except OSError as e:
+        raise PermissionDeniedError(
+            f"{path.name} cannot be read: {e.strerror or e} ({path})."
+        ) from e
+    return h.hexdigest()[:16]
+
+
+def _open(path: Path, data: bytes) -> pymupdf.Document:
+    name = path.name
+    if not data:
+        raise EmptyFileError(f"{name} is empty (0 bytes).")
+    if b"%PDF-" not in data[:1024]:
+        kind = next(
+            (v for k, v in _MAGIC.items() if data.lstrip()[: len(k)].lower() == k.lower()), None
+        )
+        what = f"it looks like {kind}" if kind else "it does not start with a PDF header"
+        raise NotAPdfError(f"{name} is not a PDF file: {what}.")
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as e:
+        raise CorruptPdfError(f"{name} is damaged and cannot be opened ({e}).") from e
+    if doc.needs_pass:
+        doc.close()
+        raise EncryptedPdfError(f"{name} is password-protected.")
+    if doc.page_count == 0:
+        repaired = doc.is_repaired
+        doc.close()
+        if repaired:
+            raise CorruptPdfError(f"{name} is damaged: no readable pages were found.")
+        raise NoPagesError(f"{name} has no pages.")
+    return doc
+
+
+def _title(
+    doc: pymupdf.Document, heuristic: str | None, starts: list[SectionStart], path: Path
+) -> str:
+    """Metadata title unless it is junk (empty, "Untitled", a file name), else a heading."""
+    meta = " ".join(((doc.metadata or {}).get("title") or "").split())
+    low = meta.lower()
+    junk = low in _BAD_TITLES or low.startswith("microsoft word - ") or low.endswith(_FILE_SUFFIXES)
+    if meta and not junk:
+        return meta
+    return heuristic or first_heading(starts) or path.stem
+
+
+def parse_pdf(
+    path: Path | str,
+    *,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    params: ChunkParams | None = None,
+) -> ParsedDocument:
+    """Parse one PDF into a document, its sections and its chunks (with character maps).
+
+    Raises a specific ``IngestError`` for bad input and ``Cancelled`` when ``cancel`` is set.
+    """
+    path = Path(path).expanduser().absolute()
+    t0 = time.perf_counter()
+    data = _read(path)
+    doc = _open(path, data)
+    try:
+        return _parse(path, data, doc, on_progress, cancel, params or ChunkParams(), t0)
+    except FootnoteError:
+        raise
+    except Exception as e:  # MuPDF failing deep inside a damaged file
+        logger.exception("parsing %s failed", path)
+        raise CorruptPdfError(f"{path.name} is damaged and cannot be read ({e}).") from e
+    finally:
+        doc.close()
+        warnings = pymupdf.TOOLS.mupdf_warnings(reset=True)
+        if warnings:
+            logger.debug("MuPDF messages for %s: %s", path.name, warnings[:500])
+
+
+def _parse(
+    path: Path,
+    data: bytes,
+    doc: pymupdf.Document,
+    on_progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+    params: ChunkParams,
+    t0: float,
+) -> ParsedDocument:
+    name, total = path.name, doc.page_count
+    entries = outline_entries(doc)
+    extractor = PageExtractor(want_fonts=not entries)
+    pages: list[list[Line]] = []
+    heights: list[float] = []
+    broken: list[int] = []
+    every = max(1, min(8, total // 20))  # report every page of short files, every 8 of long
+    for pno in range(total):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        try:
+            page = doc.load_page(pno)
+            lines = extractor.extract(page, pno + 1)
+            height = page.rect.height
+        except Exception as e:
+            logger.warning("%s: page %d unreadable: %s", name, pno + 1, e)
+            broken.append(pno + 1)
+            lines, height = [], 842.0
+        pages.append(lines)
+        heights.append(height)
+        if on_progress is not None and ((pno + 1) % every == 0 or pno + 1 == total):
+            on_progress(Progress(stage="parse", done=pno + 1, total=total, file=str(path)))
+    if cancel is not None:
+        cancel.raise_if_cancelled()
+    n_words = sum(len(ln.words) for lines in pages for ln in lines)
+    if broken and (doc.is_repaired or n_words == 0):
+        raise CorruptPdfError(f"{name} is damaged: page {broken[0]} cannot be read.")
+    if n_words == 0:
+        if doc.is_repaired:
+            raise CorruptPdfError(f"{name} is damaged: no readable text was found.")
+        has_images = any(doc.load_page(i).get_images() for i in range(min(total, 50)))
+        if has_images:
+            raise NoTextLayerError(f"{name} has no text layer (its pages are images).")
+        raise NoTextLayerError(f"{name} contains no text.")
+    if doc.is_repaired:
+        logger.warning("%s was damaged and has been repaired; some text may be missing", name)
+    drop_furniture(pages, heights)
+    lines = [ln for page_lines in pages for ln in page_lines if not ln.dropped]
+    heuristic_title = None
+    if entries:
+        starts = resolve_outline(entries, lines)
+    else:
+        starts, heuristic_title = heuristic_sections(lines)
+    doc_id = _hash(data)
+    chunks = chunk_segments(doc_id, segments(lines, starts, params), params)
+    st = path.stat()
+    document = Document(
+        doc_id=doc_id,
+        file=str(path),
+        title=_title(doc, heuristic_title, starts, path),
+        pages=total,
+        chunks=len(chunks),
+        size=len(data),
+        mtime=st.st_mtime,
+        ingested_at=datetime.now(UTC),
+        status="indexed",
+    )
+    elapsed = time.perf_counter() - t0
+    logger.info(
+        "parsed %s: %d pages, %d sections, %d chunks in %.2fs (%.0f pages/s)",
+        name,
+        total,
+        len(starts),
+        len(chunks),
+        elapsed,
+        total / max(elapsed, 1e-6),
+    )
+    return ParsedDocument(document=document, sections=[s.section for s in starts], chunks=chunks)
