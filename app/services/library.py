@@ -225,9 +225,11 @@ class Library:
         """
         progress = on_progress or no_progress
         pending = self.store.pending_embeddings()
-        if not pending:
+        if not pending and (
+            self.store.count_chunks() == 0 or self.store.meta.embedder == self.embedder.name
+        ):
             return 0
-        emb = self._ensure_embedder()
+        emb = self._ensure_embedder()  # a different embedder than last time re-queues all
         pending = self.store.pending_embeddings()  # a new embedder may have reset some
         work: list[tuple[Document, list[Chunk]]] = []
         for doc in pending:
