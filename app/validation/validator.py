@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 
 MIN_CLAIM_WORDS = 4
 """Sentences with fewer words are fragments ("In short:"), not claims that need a source."""
+MAX_UNCITED_FLAGS = 5
+"""Uncited sentences flagged one by one; beyond this, one summary flag (looping answers)."""
 
 
 class ValidatedAnswer(BaseModel):
@@ -203,37 +205,17 @@ def _check_sentences(
     mode: str,
 ) -> None:
     """Overlap and number checks per sentence; drops markers in place, adds flags."""
+    uncited: list[str] = []
     for k, sent in enumerate(answer_sentences(text, markers), start=1):
         body = sent.plain
+        claim = mode == "answer" and word_count(body) >= MIN_CLAIM_WORDS
         ns = list(dict.fromkeys(n for i in sent.markers for n in keep[i]))
-        claim = word_count(body) >= MIN_CLAIM_WORDS
+        if ns:
+            ns = _check_overlap(k, body, ns, sent.markers, keep, cited, run)
         if not ns:
-            if claim and mode == "answer":
-                run.flags.append(f"Sentence {k} has no citation: \u201c{_short(body)}\u201d")
+            if claim:
+                uncited.append(f"Sentence {k} has no citation: \u201c{_short(body)}\u201d")
             continue
-        words = content_stems(body)
-        if words:
-            for n in ns:
-                quote_words: set[str] = set()
-                for c in cited[n]:
-                    quote_words |= content_stems(c.quote)
-                if words & quote_words:
-                    continue
-                run.drop(
-                    n,
-                    "no_overlap",
-                    f"sentence {k} shares no content word with the quote of [{n}]: "
-                    f"\u201c{_short(body)}\u201d",
-                )
-                for i in sent.markers:
-                    keep[i] = [m for m in keep[i] if m != n]
-            ns = list(dict.fromkeys(n for i in sent.markers for n in keep[i]))
-            if not ns:
-                if claim and mode == "answer":
-                    run.flags.append(
-                        f"Sentence {k} has no supporting citation: \u201c{_short(body)}\u201d"
-                    )
-                continue
         evidence: set[str] = set()
         for n in ns:
             evidence |= run.numbers(n)
@@ -250,6 +232,41 @@ def _check_sentences(
                 f"Sentence {k} is unsupported: {nums} does not occur in {cites}: "
                 f"\u201c{_short(body)}\u201d"
             )
+    run.flags.extend(uncited[:MAX_UNCITED_FLAGS])
+    if len(uncited) > MAX_UNCITED_FLAGS:
+        more = len(uncited) - MAX_UNCITED_FLAGS
+        run.flags.append(f"\u2026 and {more} more sentences without a citation.")
+
+
+def _check_overlap(
+    k: int,
+    body: str,
+    ns: list[int],
+    owned: tuple[int, ...],
+    keep: list[list[int]],
+    cited: dict[int, list[Citation]],
+    run: _Run,
+) -> list[int]:
+    """Drop the markers of sentence ``k`` whose quotes share no content word with it.
+
+    A sentence without any content word ("The [1] is the [1].") cannot be supported by
+    anything, so its markers go too. Returns the numbers still cited by the sentence.
+    """
+    words = content_stems(body)
+    for n in ns:
+        if words:
+            quote_words: set[str] = set()
+            for c in cited[n]:
+                quote_words |= content_stems(c.quote)
+            if words & quote_words:
+                continue
+            why = f"sentence {k} shares no content word with the quote of [{n}]"
+        else:
+            why = f"sentence {k} says nothing that [{n}] could support"
+        run.drop(n, "no_overlap", f"{why}: \u201c{_short(body)}\u201d")
+        for i in owned:
+            keep[i] = [m for m in keep[i] if m != n]
+    return list(dict.fromkeys(n for i in owned for n in keep[i]))
 
 
 def _status(

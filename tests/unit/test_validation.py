@@ -773,3 +773,26 @@ def test_quote_marks_ellipsis_and_markers_around_a_quote_are_tolerated(
     (c,) = result.citations
     assert c.quote == "Use the margin option to set all four margins"
     assert c.match == kind
+
+
+def test_markers_on_sentences_without_content_words_are_dropped() -> None:
+    # Seen from the real 135M model on an unanswerable question.
+    raw = answer(
+        "The capital of France is Paris. The [1] is the [1].",
+        (1, "The geometry package provides an easy interface"),
+    )
+    result = run(raw, sources(GEOMETRY))
+    assert result.answer == "The capital of France is Paris. The is the."
+    assert (1, "no_overlap") in reasons(result)
+    assert result.validation.status == "RED"  # a valid quote, but nothing in the text cites it
+    assert result.unmentioned == [1]
+
+
+def test_a_looping_answer_gets_a_bounded_number_of_flags() -> None:
+    raw = answer(
+        "The geometry package sets margins [1]. " + "The capital of France is Paris. " * 12,
+        (1, "The geometry package provides an easy interface"),
+    )
+    flags = run(raw, sources(GEOMETRY)).validation.flags
+    assert len(flags) == 6
+    assert flags[-1] == "\u2026 and 7 more sentences without a citation."
