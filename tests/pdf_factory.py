@@ -335,14 +335,43 @@ def _new_doc() -> pymupdf.Document:
     return pymupdf.open()
 
 
-def _fonts(page: pymupdf.Page) -> None:
-    """Embed the built-in Nimbus Sans as Unicode fonts, so ligatures and quotes survive."""
-    page.insert_font(fontname=_REGULAR, fontbuffer=pymupdf.Font("helv").buffer)
-    page.insert_font(fontname=_BOLD, fontbuffer=pymupdf.Font("hebo").buffer)
+_FONT_CACHE: dict[str, pymupdf.Font] = {}
+
+
+def _font(name: str) -> pymupdf.Font:
+    """Built-in Nimbus Sans (regular / bold) as Unicode fonts, so ligatures and quotes survive."""
+    if name not in _FONT_CACHE:
+        _FONT_CACHE[name] = pymupdf.Font("hebo" if name == _BOLD else "helv")
+    return _FONT_CACHE[name]
+
+
+class _Canvas:
+    """Collects the text of one page (in drawing order) and writes it in one go: fast, and one
+    copy of each font per page."""
+
+    def __init__(self, page: pymupdf.Page) -> None:
+        self.page = page
+        self.writer = pymupdf.TextWriter(page.rect)
+
+    def text(self, pos: tuple[float, float], text: str, font: str, size: float) -> None:
+        self.writer.append(pos, text, font=_font(font), fontsize=size)
+
+    def flush(self) -> None:
+        self.writer.write_text(self.page)
+
+
+_ADVANCE: dict[str, float] = {}
 
 
 def _width(text: str, size: float) -> float:
-    return pymupdf.get_text_length(text.replace("\ufb01", "fi"), fontname="helv", fontsize=size)
+    """Text width in points (per-glyph advances cached: measuring strings is slow in PyMuPDF)."""
+    total = 0.0
+    for ch in text:
+        adv = _ADVANCE.get(ch)
+        if adv is None:
+            adv = _ADVANCE[ch] = _font(_REGULAR).glyph_advance(ord(ch))
+        total += adv
+    return total * size
 
 
 def _wrap(text: str, width: float, size: float) -> list[str]:
@@ -373,12 +402,12 @@ def _wrap(text: str, width: float, size: float) -> list[str]:
 class _Writer:
     """Writes lines top-down inside one column of one page."""
 
-    def __init__(self, page: pymupdf.Page, x0: float, x1: float, y: float) -> None:
-        self.page, self.x0, self.x1, self.y = page, x0, x1, y
+    def __init__(self, canvas: _Canvas, x0: float, x1: float, y: float) -> None:
+        self.canvas, self.x0, self.x1, self.y = canvas, x0, x1, y
 
     def line(self, text: str, size: float, font: str = _REGULAR, leading: float | None = None):
         baseline = self.y + size
-        self.page.insert_text((self.x0, baseline), text, fontname=font, fontsize=size)
+        self.canvas.text((self.x0, baseline), text, font, size)
         self.y += leading or size * 1.35
         return baseline
 
@@ -389,21 +418,20 @@ class _Writer:
             raise ValueError(f"page overflow near {text[:40]!r}")
 
 
-def _page_furniture(page: pymupdf.Page, pno: int) -> None:
-    page.insert_text((LEFT, 52), RUNNING_HEADER, fontname=_REGULAR, fontsize=8.5)
+def _page_furniture(canvas: _Canvas, pno: int) -> None:
+    canvas.text((LEFT, 52), RUNNING_HEADER, _REGULAR, 8.5)
     num = str(pno)
-    page.insert_text((PAGE_W / 2 - _width(num, 9) / 2, 806), num, fontname=_REGULAR, fontsize=9)
+    canvas.text((PAGE_W / 2 - _width(num, 9) / 2, 806), num, _REGULAR, 9)
 
 
 def _render_manual(doc: pymupdf.Document, *, furniture: bool) -> list[tuple[int, str, int, float]]:
     """Draw the manual; return outline entries (level, title, page, y of the heading's top)."""
     toc: list[tuple[int, str, int, float]] = []
     for pno, items in enumerate(_MANUAL_PAGES, start=1):
-        page = doc.new_page(width=PAGE_W, height=PAGE_H)
-        _fonts(page)
+        canvas = _Canvas(doc.new_page(width=PAGE_W, height=PAGE_H))
         if furniture:
-            _page_furniture(page, pno)
-        w = _Writer(page, LEFT, RIGHT, TOP)
+            _page_furniture(canvas, pno)
+        w = _Writer(canvas, LEFT, RIGHT, TOP)
         for kind, text in items:
             if kind == "title":
                 w.line(text, TITLE_SIZE, _BOLD, leading=TITLE_SIZE * 1.8)
@@ -415,6 +443,7 @@ def _render_manual(doc: pymupdf.Document, *, furniture: bool) -> list[tuple[int,
             else:
                 w.paragraph(text)
                 w.y += 6
+        canvas.flush()
     return toc
 
 
@@ -472,9 +501,8 @@ def make_two_column_pdf(path: Path | str) -> Path:
     side; reading must finish the left column before the right one starts."""
     path = Path(path)
     doc = _new_doc()
-    page = doc.new_page(width=PAGE_W, height=PAGE_H)
-    _fonts(page)
-    w = _Writer(page, LEFT, RIGHT, TOP)
+    canvas = _Canvas(doc.new_page(width=PAGE_W, height=PAGE_H))
+    w = _Writer(canvas, LEFT, RIGHT, TOP)
     w.line(TWO_COLUMN_TITLE, 16.0, _BOLD, leading=30)
     top = w.y
     gutter = 24.0
@@ -483,10 +511,11 @@ def make_two_column_pdf(path: Path | str) -> Path:
         (LEFT, mid - gutter / 2, TWO_COLUMN_LEFT),
         (mid + gutter / 2, RIGHT, TWO_COLUMN_RIGHT),
     ):
-        col = _Writer(page, x0, x1, top)
+        col = _Writer(canvas, x0, x1, top)
         for s in sentences:
             col.paragraph(s)
             col.y += 6
+    canvas.flush()
     doc.set_metadata({"title": TWO_COLUMN_TITLE, **_DATES})
     doc.save(path, garbage=3, deflate=True, no_new_id=True)
     doc.close()
