@@ -355,7 +355,7 @@ class Store:
         if doc_ids is not None:
             q = q.where(f"doc_id IN {sql_list(doc_ids)}", prefilter=True)
         if self.has_vector_index():
-            q = q.nprobes(20).refine_factor(5)
+            q = q.nprobes(20).ef(max(64, 4 * k)).refine_factor(5)
         table = q.select(["chunk_id", "_distance"]).limit(k).to_arrow()
         return list(
             zip(
