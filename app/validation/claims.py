@@ -126,13 +126,14 @@ def claim_numbers(sentence: str) -> list[str]:
     return seen
 
 
-def source_numbers(text: str) -> set[str]:
+def source_numbers(text: str, *, normalized: bool = False) -> set[str]:
     """Every number in a source text, canonical; glued ones too ("LaTeX2e" gives 2).
 
     A dotted number only matches whole: "2.3" in a claim never matches "2.3.1".
     A date "2024-01-05" gives 2024, 1 and 5.
     """
-    return {canonical_number(m.group()) for m in _NUMBER.finditer(normalize(text).text)}
+    norm = text if normalized else normalize(text).text
+    return {canonical_number(m.group()) for m in _NUMBER.finditer(norm)}
 
 
 def missing_numbers(sentence: str, evidence: str | set[str]) -> list[str]:

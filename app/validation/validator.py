@@ -27,9 +27,10 @@ from app.core.models import (
     Validation,
     ValidationStatus,
 )
-from app.validation.claims import content_stems, missing_numbers, source_numbers, word_count
+from app.validation.claims import claim_numbers, content_stems, source_numbers, word_count
 from app.validation.locate import ChunkIndex, find_elsewhere, locate
 from app.validation.markers import Marker, find_markers, rewrite
+from app.validation.normalize import normalize
 from app.validation.sentences import answer_sentences
 
 logger = logging.getLogger(__name__)
@@ -72,7 +73,8 @@ class _Run:
         """Numbers source ``n`` supports: its text, section, title and page numbers."""
         if n not in self.numbers_of:
             src, chunk = self.sources[n]
-            found = source_numbers(f"{chunk.text}\n{chunk.section}\n{src.section}\n{src.title}")
+            found = source_numbers(self.index(n).norm.text, normalized=True)
+            found |= source_numbers(f"{chunk.section}\n{src.section}\n{src.title}")
             found.update(str(p) for p in range(chunk.page_start, chunk.page_end + 1))
             self.numbers_of[n] = found
         return self.numbers_of[n]
@@ -216,10 +218,7 @@ def _check_sentences(
             if claim:
                 uncited.append(f"Sentence {k} has no citation: \u201c{_short(body)}\u201d")
             continue
-        evidence: set[str] = set()
-        for n in ns:
-            evidence |= run.numbers(n)
-        missing = missing_numbers(body, evidence)
+        missing = _unsupported_numbers(body, ns, run)
         if missing:
             nums = ", ".join(missing)
             cites = "".join(f"[{n}]" for n in ns)
@@ -236,6 +235,17 @@ def _check_sentences(
     if len(uncited) > MAX_UNCITED_FLAGS:
         more = len(uncited) - MAX_UNCITED_FLAGS
         run.flags.append(f"\u2026 and {more} more sentences without a citation.")
+
+
+def _unsupported_numbers(body: str, ns: list[int], run: _Run) -> list[str]:
+    """Numbers of the sentence found in none of the sources it cites."""
+    wanted = claim_numbers(normalize(body).text)
+    if not wanted:
+        return []
+    evidence: set[str] = set()
+    for n in ns:
+        evidence |= run.numbers(n)
+    return [x for x in wanted if x not in evidence]
 
 
 def _check_overlap(

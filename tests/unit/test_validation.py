@@ -796,3 +796,21 @@ def test_a_looping_answer_gets_a_bounded_number_of_flags() -> None:
     flags = run(raw, sources(GEOMETRY)).validation.flags
     assert len(flags) == 6
     assert flags[-1] == "\u2026 and 7 more sentences without a citation."
+
+
+def test_benchmark_sample_exercises_every_path() -> None:
+    from app.validation.bench import bench, sample
+
+    raw, srcs = sample()
+    result = run(raw, srcs)
+    assert [(c.n, c.match) for c in result.citations] == [
+        (1, "normalized"),
+        (2, "normalized"),
+        (3, "fuzzy"),
+        (4, "normalized"),
+    ]
+    assert reasons(result) == [(5, "quote_not_found"), (9, "out_of_range"), (5, "orphan_marker")]
+    assert all(c.rects for c in result.citations)
+    figures = bench(repeat=2)
+    assert set(figures) == {"median_ms", "p95_ms", "cpu_mean_ms"}
+    assert all(v > 0 for v in figures.values())
