@@ -69,6 +69,8 @@ def _fmt(ns: list[int]) -> str:
 
 
 _GROUP = re.compile(r"(?<!\})\[\d+\](?:[ \t]*\[\d+\])+")
+# "claim [1].Next" -> "claim [1]. Next" (segments a grammar-constrained model glued).
+_GLUED_NEXT = re.compile(r"(\[\d+\][.!?;,])(?=[^\W\d_])")
 _EMPTY_PARENS = re.compile(rf"\(\s*{SENTINEL}+\s*\)")
 _GAP = re.compile(rf"[ \t]*{SENTINEL}+[ \t]*")
 _CLOSERS = set(".,;:!?)]}\n")
@@ -113,6 +115,7 @@ def rewrite(text: str, markers: list[Marker], keep: list[list[int]]) -> str:
     parts.append(text[pos:])
     out = "".join(parts)
     out = _GROUP.sub(_merge_group, out)
+    out = _GLUED_NEXT.sub(r"\1 ", out)
     if SENTINEL in out:
         out = _EMPTY_PARENS.sub(SENTINEL, out)
         out = _GAP.sub(_close_gap, out)

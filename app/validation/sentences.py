@@ -41,6 +41,14 @@ def answer_sentences(text: str, markers: list[Marker]) -> list[Sentence]:
     chars = list(text)
     for mk in markers:
         chars[mk.start : mk.end] = " " * (mk.end - mk.start)
+        # "claim[1].Next" -> "claim.   Next": the full stop moves before the blanked marker
+        # (same length, so offsets hold) and the sentence boundary becomes visible.
+        if (
+            mk.end + 1 < len(text)
+            and text[mk.end] in ".!?"
+            and (text[mk.end + 1].isupper() or text[mk.end + 1].isdigit())
+        ):
+            chars[mk.start], chars[mk.end] = text[mk.end], " "
     masked = "".join(chars)
     spans: list[tuple[int, int]] = []
     offset = 0

@@ -814,3 +814,18 @@ def test_benchmark_sample_exercises_every_path() -> None:
     figures = bench(repeat=2)
     assert set(figures) == {"median_ms", "p95_ms", "cpu_mean_ms"}
     assert all(v > 0 for v in figures.values())
+
+
+def test_grammar_style_glued_segments_are_checked_per_sentence() -> None:
+    srcs = sources(GEOMETRY, TABLES)
+    raw = answer(
+        "The geometry package sets margins[1].Long tables continue across page breaks[1].",
+        (1, "The geometry package provides an easy interface"),
+        (2, "tables that continue across page breaks"),
+    )
+    result = run(raw, srcs)
+    assert (1, "no_overlap") in reasons(result)
+    assert result.answer == (
+        "The geometry package sets margins[1]. Long tables continue across page breaks."
+    )
+    assert result.unmentioned == [2]

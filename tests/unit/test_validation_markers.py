@@ -80,3 +80,12 @@ def test_sentences_own_their_markers() -> None:
     ]
     owned = [[markers[i].ns[0] for i in s.markers] for s in sents]
     assert owned == [[2, 1], [3], [4], [5]]
+
+
+def test_glued_segments_are_split_into_sentences_and_spaced() -> None:
+    text = "First claim here[1].Second claim[2].third"
+    markers = find_markers(text)
+    sents = answer_sentences(text, markers)
+    assert [s.plain for s in sents] == ["First claim here.", "Second claim.third"]
+    assert [s.markers for s in sents] == [(0,), (1,)]
+    assert rewrite(text, markers, [[1], [2]]) == "First claim here[1]. Second claim[2]. third"
