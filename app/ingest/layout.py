@@ -165,20 +165,29 @@ _DIGITS = re.compile(r"\d+")
 _EDGE_BAND = 0.2  # headers/footers live in the outer 20% of the page height
 
 
-def _edge_lines(lines: list[Line], height: float) -> list[Line]:
-    """Lines of the top-most and bottom-most row of a page, if inside the outer band."""
-    if not lines:
+def _edge_rows(lines: list[Line], height: float) -> list[list[Line]]:
+    """The top-most and bottom-most rows of a page (lines sharing a baseline band, left to
+    right), when they stand apart from the body: inside the outer band of the page and
+    separated from the rest by a clear gap. A first body line directly followed by more
+    lines, or a heading whose number is a separate line, is a row like any other."""
+    if len(lines) < 2:
         return []
-    top = min(ln.y0 for ln in lines)
-    bottom = max(ln.y1 for ln in lines)
-    out = []
-    for ln in lines:
-        mid = (ln.y0 + ln.y1) / 2
-        if (ln.y0 <= top + 2 and mid < height * _EDGE_BAND) or (
-            ln.y1 >= bottom - 2 and mid > height * (1 - _EDGE_BAND)
-        ):
-            out.append(ln)
-    return out
+    rows: list[list[Line]] = []
+    first = min(lines, key=lambda ln: ln.y0)
+    last = max(lines, key=lambda ln: ln.y1)
+    for anchor, top in ((first, True), (last, False)):
+        mid = (anchor.y0 + anchor.y1) / 2
+        if (mid >= height * _EDGE_BAND) if top else (mid <= height * (1 - _EDGE_BAND)):
+            continue
+        row = [ln for ln in lines if ln.y0 < anchor.y1 - 1 and ln.y1 > anchor.y0 + 1]
+        rest = [ln for ln in lines if not any(ln is r for r in row)]
+        if not rest:
+            continue
+        r0, r1 = min(ln.y0 for ln in row), max(ln.y1 for ln in row)
+        gap = min(ln.y0 for ln in rest) - r1 if top else r0 - max(ln.y1 for ln in rest)
+        if gap >= max(4.0, 0.5 * (anchor.y1 - anchor.y0)) and not (rows and rows[0] == row):
+            rows.append(sorted(row, key=lambda ln: ln.x0))
+    return rows
 
 
 def _furniture_key(text: str) -> str:
@@ -188,23 +197,26 @@ def _furniture_key(text: str) -> str:
 def drop_furniture(pages: list[list[Line]], heights: list[float]) -> int:
     """Mark running headers/footers and bare page numbers as dropped; return how many.
 
-    A header/footer is a line in the top or bottom row of a page whose text (digits
-    normalised, so "Page 3" equals "Page 4") occurs in that position on several pages.
-    Very short keys ("}" at the top of code listings) need far more repetitions, so
-    real text is not lost.
+    A header/footer is a whole top or bottom row of a page whose text (digits normalised,
+    so "Page 3" equals "Page 4") recurs as a row on several pages. Very short rows ("}"
+    at the top of code listings) need far more repetitions, so real text is not lost. A
+    page number alone (or beside one or two other items) in such a row is dropped too.
     """
-    edges = [_edge_lines(lines, h) for lines, h in zip(pages, heights, strict=True)]
+    edges = [_edge_rows(lines, h) for lines, h in zip(pages, heights, strict=True)]
+    keyed = [
+        [(_furniture_key(" ".join(ln.text for ln in row)), row) for row in rows] for rows in edges
+    ]
     counts: Counter[str] = Counter()
-    for page_edges in edges:
-        counts.update({_furniture_key(ln.text) for ln in page_edges})
+    for rows in keyed:
+        counts.update({key for key, _ in rows})
     n = len(pages)
     dropped = 0
-    for page_edges in edges:
-        for ln in page_edges:
-            text = ln.text
-            key = _furniture_key(text)
+    for rows in keyed:
+        for key, row in rows:
             need = 3 if len(key.replace(" ", "")) > 4 else max(3, n // 4)
-            if _PAGE_NUMBER.match(text) or (n >= 2 and counts[key] >= min(need, n)):
-                ln.dropped = True
-                dropped += 1
+            repeated = n >= 2 and counts[key] >= min(need, n)
+            for ln in row:
+                if repeated or (len(row) <= 3 and _PAGE_NUMBER.match(ln.text)):
+                    ln.dropped = True
+                    dropped += 1
     return dropped

@@ -1,0 +1,248 @@
+"""Chunking, text joining, furniture removal and path expansion, on hand-made lines and folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.core.models import Section
+from app.ingest import ChunkParams, iter_pdf_paths, parse_pdf
+from app.ingest._mupdf import pymupdf
+from app.ingest.chunker import _slice_map, _windows, build_segment, chunk_segments, segments
+from app.ingest.layout import Line, clean_word, drop_furniture
+from app.ingest.sections import SectionStart
+from tests import pdf_factory as pf
+
+pytestmark = pytest.mark.unit
+
+_key = iter(range(1_000_000))
+
+
+def _line(text: str, *, page: int = 1, block: int = 0, y: float = 100.0, x: float = 72.0) -> Line:
+    """A physical line whose words are 6 pt per character wide, 1 space apart."""
+    words = []
+    for w in text.split():
+        words.append((x, y, x + 6 * len(w), y + 12, w))
+        x += 6 * len(w) + 6
+    return Line(page, block, next(_key), words, words[0][0], y, words[-1][2], y + 12)
+
+
+# --- joining lines --------------------------------------------------------------------------
+
+
+def test_lines_of_a_block_join_with_spaces_blocks_with_newlines() -> None:
+    seg = build_segment("", [_line("one two", block=1), _line("three", block=1, y=114),
+                             _line("Four five", block=2, y=140)])  # fmt: skip
+    assert seg.text == "one two three\nFour five"
+    assert [seg.text[int(r[0]) : int(r[1])] for r in seg.rows] == [
+        "one", "two", "three", "Four", "five",
+    ]  # fmt: skip
+
+
+def test_dehyphenation_rules() -> None:
+    seg = build_segment("", [_line("a calibra-", block=1), _line("tion step", block=1, y=114)])
+    assert seg.text == "a calibration step"
+    rows = seg.rows
+    # both fragments keep their own boxes, on their own lines
+    assert seg.text[int(rows[1][0]) : int(rows[1][1])] == "calibra"
+    assert seg.text[int(rows[2][0]) : int(rows[2][1])] == "tion"
+    assert rows[1][7] != rows[2][7] and rows[1][4] < rows[2][4]
+    # an uppercase continuation is a real dash, not a hyphenated word
+    seg = build_segment("", [_line("see X-", block=1), _line("Ray tubes", block=1, y=114)])
+    assert seg.text == "see X- Ray tubes"
+    # a lone dash or a number range stays
+    seg = build_segment("", [_line("pages 10-", block=1), _line("twenty", block=1, y=114)])
+    assert seg.text == "pages 10- twenty"
+
+
+def test_soft_hyphen_at_line_end_joins() -> None:
+    text, soft = clean_word("docu\u00ad")
+    assert (text, soft) == ("docu", True)
+    first = _line(f"the {text}", block=1)
+    first.soft_end = True
+    seg = build_segment("", [first, _line("mentation is", block=1, y=114)])
+    assert seg.text == "the documentation is"
+
+
+def test_clean_word() -> None:
+    assert clean_word("\ufb01nd") == ("find", False)
+    assert clean_word("e\ufb03cient") == ("efficient", False)
+    assert clean_word("zero\u200bwidth") == ("zerowidth", False)
+    assert clean_word("plain") == ("plain", False)
+    assert clean_word("\u201cquoted\u201d") == ("\u201cquoted\u201d", False)
+
+
+def test_continuation_block_joins_with_space() -> None:
+    """A paragraph continued on the next page (new block, lowercase start) is one sentence."""
+    seg = build_segment("", [_line("The reserve", block=1), _line("capacity is", page=2, block=2)])
+    assert seg.text == "The reserve capacity is"
+
+
+# --- windows --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("counts", [[30] * 20, [5] * 100, [250, 10, 250, 10], [400], [1], [60] * 7])
+def test_windows_cover_everything_in_order(counts: list[int]) -> None:
+    p = ChunkParams()
+    wins = _windows(counts, p)
+    assert wins[0][0] == 0 and wins[-1][1] == len(counts)
+    for (i0, j0), (i1, j1) in zip(wins, wins[1:], strict=False):
+        assert i0 < i1 <= j0 < j1  # progress, no gap, overlap allowed
+        assert j0 - i1 <= p.overlap_sentences
+        assert sum(counts[i1:j0]) <= p.overlap_words
+    for i, j in wins:
+        assert sum(counts[i:j]) <= p.max_words or j - i == 1
+
+
+def test_windows_target_size_and_small_tail_merged() -> None:
+    p = ChunkParams(target_words=100, max_words=150, min_words=30, overlap_sentences=1)
+    wins = _windows([20] * 11, p)  # 220 words
+    sizes = [sum([20] * (j - i)) for i, j in wins]
+    assert all(s >= 100 for s in sizes[:-1])
+    assert wins[-1][1] == 11
+    # a 20-word tail is folded into the previous window instead of standing alone
+    assert _windows([20] * 5 + [20], ChunkParams(target_words=100, max_words=150, min_words=30))[
+        -1
+    ] == (0, 6)
+
+
+# --- segments and chunks --------------------------------------------------------------------
+
+
+def _sentences(prefix: str, n: int, page: int, block: int, y0: float = 100) -> list[Line]:
+    return [
+        _line(f"{prefix} sentence number {i} has seven words.", page=page, block=block, y=y0 + 14 * i)
+        for i in range(n)
+    ]
+
+
+def test_bare_heading_joins_its_subsection() -> None:
+    head = _line("2 Graphics", block=1)
+    sub = _line("2.1 Colours", block=2, y=120)
+    body = _sentences("Colour", 5, 1, 3, 140)
+    lines = [head, sub, *body]
+    starts = [
+        SectionStart(Section(title="2 Graphics", level=1, page=1), "2 Graphics", 0),
+        SectionStart(Section(title="2.1 Colours", level=2, page=1), "2 Graphics > 2.1 Colours", 1),
+    ]
+    segs = segments(lines, starts, ChunkParams())
+    assert len(segs) == 1
+    assert segs[0].path == "2 Graphics > 2.1 Colours"
+    assert segs[0].text.startswith("2 Graphics\n2.1 Colours\nColour sentence number 0")
+
+
+def test_chunks_never_cross_sections_and_keep_all_text() -> None:
+    a = _sentences("Alpha", 60, 1, 1)  # 420 words: several chunks
+    b = _sentences("Bravo", 10, 2, 2)
+    starts = [
+        SectionStart(Section(title="A", level=1, page=1), "A", 0),
+        SectionStart(Section(title="B", level=1, page=2), "B", len(a)),
+    ]
+    params = ChunkParams()
+    chunks = chunk_segments("d" * 16, segments(a + b, starts, params), params)
+    assert [c.section for c in chunks].count("B") == 1
+    assert all(("Bravo" in c.text) == (c.section == "B") for c in chunks)
+    alpha = [c for c in chunks if c.section == "A"]
+    assert len(alpha) >= 2
+    for i in range(60):
+        assert any(f"Alpha sentence number {i} " in c.text for c in alpha)
+    for c in chunks:
+        assert c.charmap is not None
+        for p in c.charmap.pieces():  # every piece points at its own word in the chunk
+            assert c.text[p.start : p.end] in {w[4] for ln in a + b for w in ln.words}
+
+
+def test_slice_map_cuts_a_word_proportionally() -> None:
+    seg = build_segment("", [_line("abcdefghij klm")])
+    rows = _slice_map(seg.rows, 2, 12)  # "cdefghij k"
+    assert rows[0][0] == 0 and rows[0][1] == 8
+    assert rows[0][3] == pytest.approx(72 + 12)  # two characters of 6 pt cut off
+    assert rows[1][0] == 9 and rows[1][1] == 10
+    assert rows[1][5] == pytest.approx(rows[1][3] + 6)
+
+
+# --- furniture ------------------------------------------------------------------------------
+
+
+def _page(
+    header: str | None, body: list[str], footer: str | None, page: int, top: float = 200
+) -> list[Line]:
+    lines = []
+    if header:
+        lines.append(_line(header, page=page, block=0, y=40))
+    for i, t in enumerate(body):
+        lines.append(_line(t, page=page, block=1, y=top + 14 * i))
+    if footer:
+        lines.append(_line(footer, page=page, block=2, y=800))
+    return lines
+
+
+def test_running_headers_footers_and_page_numbers() -> None:
+    pages = [
+        _page(f"Chapter 2 page {n}", [f"Body text {n} here.", "}"], str(n), n) for n in range(1, 7)
+    ]
+    dropped = drop_furniture(pages, [842.0] * 6)
+    assert dropped == 12
+    for lines in pages:
+        assert [ln.text for ln in lines if not ln.dropped][0].startswith("Body text")
+
+
+def test_short_repeated_top_lines_survive_in_long_documents() -> None:
+    """A "}" that happens to open 3 of 40 code pages is text, not a header."""
+    pages = [_page(None, ["}" if n < 3 else f"line {n}", "more code here"], None, n + 1, top=90)
+             for n in range(40)]  # fmt: skip
+    drop_furniture(pages, [842.0] * 40)
+    assert not any(ln.dropped for lines in pages for ln in lines)
+    # set apart from the body, the same short line on every page is a header
+    pages = [_page("}", [f"line {n} of code"], None, n + 1, top=90) for n in range(4)]
+    drop_furniture(pages, [842.0] * 4)
+    assert [ln.text for lines in pages for ln in lines if ln.dropped] == ["}"] * 4
+
+
+def test_single_page_keeps_its_top_line() -> None:
+    pages = [_page("Meeting minutes", ["We met."], None, 1)]
+    drop_furniture(pages, [842.0])
+    assert not any(ln.dropped for ln in pages[0])
+
+
+# --- bold numbered headings without outline ---------------------------------------------------
+
+
+def test_bold_body_size_numbered_headings(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 80.0
+    for title, body in [("1 Scope", "This part sets the scope."), ("2 Terms", "Words mean things.")]:
+        page.insert_text((72, y), title, fontname="hebo", fontsize=11)
+        y += 30
+        for _ in range(3):
+            page.insert_text((72, y), body + " It is plain body text.", fontname="helv", fontsize=11)
+            y += 14
+        y += 20
+    path = tmp_path / "bold.pdf"
+    doc.save(path)
+    parsed = parse_pdf(path)
+    assert [s.title for s in parsed.sections] == ["1 Scope", "2 Terms"]
+    assert {c.section for c in parsed.chunks} == {"1 Scope", "2 Terms"}
+
+
+# --- paths ----------------------------------------------------------------------------------
+
+
+def test_iter_pdf_paths(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    (root / "sub" / "deeper").mkdir(parents=True)
+    (root / ".hidden").mkdir()
+    a = pf.make_manual_pdf(root / "b.pdf")
+    b = pf.make_two_column_pdf(root / "sub" / "A.PDF")
+    c = pf.make_no_outline_pdf(root / "sub" / "deeper" / "c.Pdf")
+    (root / "notes.txt").write_text("x")
+    (root / ".hidden" / "secret.pdf").write_bytes(b"%PDF-")
+    explicit = pf.make_not_pdf(tmp_path / "notes.txt")
+    missing = tmp_path / "missing.pdf"
+    got = iter_pdf_paths([root, explicit, missing, a])
+    assert got == [a, b, c, explicit, missing]  # folder sorted, duplicates once, given kept
+    assert all(p.is_absolute() for p in got)
+    assert iter_pdf_paths([]) == []
+    assert iter_pdf_paths([str(root / "sub")]) == [b, c]
