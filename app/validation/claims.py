@@ -87,14 +87,18 @@ _ENUMERATOR = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022])\s+")
 
 
 def canonical_number(raw: str) -> str:
-    """'1,000' -> '1000'; '007' -> '7'; '2.3.1' stays; '10.50' -> '10.5'."""
+    """'1,000' -> '1000'; '007' -> '7'; '2.03.1' -> '2.3.1'; '2.10' stays '2.10'.
+
+    The fraction of a two-part number is kept as written: it may be a version, where
+    2.10 and 2.1 differ. Better to flag "10.50" against "10.5" than to accept a wrong
+    version.
+    """
     s = raw.replace(",", "")
     parts = s.split(".")
     if len(parts) == 1:
         return str(int(s))
-    if len(parts) == 2:  # a decimal: drop trailing zeros but keep at least the integer part
-        whole, frac = str(int(parts[0])), parts[1].rstrip("0")
-        return f"{whole}.{frac}" if frac else whole
+    if len(parts) == 2:
+        return f"{int(parts[0])}.{parts[1]}"
     return ".".join(str(int(p)) for p in parts)
 
 
