@@ -16,6 +16,7 @@ from app.validation.validator import ValidatedAnswer
 logger = logging.getLogger(__name__)
 
 _QUOTE_LOG_CHARS = 200
+_ANSWER_LOG_CHARS = 1000
 
 _ADVICE: dict[str, str] = {
     "out_of_range": "cites a source number that does not exist",
@@ -34,6 +35,7 @@ def log_record(
     """A JSON-serialisable record of one validation for the service's log."""
     return {
         "mode": raw.mode,
+        "raw_answer": raw.answer[:_ANSWER_LOG_CHARS],
         "top_k": len(sources),
         "retrieved": [
             {

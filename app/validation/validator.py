@@ -156,7 +156,10 @@ def _citations(raw: RawAnswer, run: _Run) -> list[Citation]:
         rects: list[tuple[int, float, float, float, float]] = []
         if chunk.charmap is not None and len(chunk.charmap):
             page = chunk.charmap.page_at(match.start) or chunk.page_start
-            rects = [tuple(r) for r in chunk.charmap.rects(match.start, match.end)]  # type: ignore[misc]
+            rects = [
+                (r.page, r.x0, r.y0, r.x1, r.y1)
+                for r in chunk.charmap.rects(match.start, match.end)
+            ]
         kept.append(
             Citation(
                 n=n,

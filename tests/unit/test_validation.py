@@ -688,7 +688,8 @@ def test_log_record_names_what_was_retrieved_asked_and_dropped() -> None:
     result = run(raw, srcs)
     rec = log_record(raw, srcs, result)
     json.dumps(rec)
-    assert rec["top_k"] == 2
+    assert rec["top_k"] == 2 and rec["mode"] == "answer"
+    assert rec["raw_answer"] == raw.answer
     assert [r["chunk_id"] for r in rec["retrieved"]] == [c.chunk_id for _, c in srcs]
     assert [r["source"] for r in rec["raw_citations"]] == [1, 3]
     assert len(rec["raw_citations"][1]["quote"]) == 200
