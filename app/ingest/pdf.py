@@ -37,6 +37,7 @@ from .sections import (
     first_heading,
     heuristic_sections,
     outline_entries,
+    page_one_title,
     resolve_outline,
 )
 
@@ -155,7 +156,7 @@ def parse_pdf(
 
     Raises a specific ``IngestError`` for bad input and ``Cancelled`` when ``cancel`` is set.
     """
-    path = Path(path).expanduser().absolute()
+    path = Path(path).expanduser().resolve()
     t0 = time.perf_counter()
     data = _read(path)
     doc = _open(path, data)
@@ -184,6 +185,8 @@ def _parse(
 ) -> ParsedDocument:
     name, total = path.name, doc.page_count
     entries = outline_entries(doc)
+    if len(entries) < 2:  # a lone bookmark (often just the title) is no table of contents
+        entries = []
     extractor = PageExtractor(want_fonts=not entries)
     pages: list[list[Line]] = []
     heights: list[float] = []
@@ -220,9 +223,9 @@ def _parse(
         logger.warning("%s was damaged and has been repaired; some text may be missing", name)
     drop_furniture(pages, heights)
     lines = [ln for page_lines in pages for ln in page_lines if not ln.dropped]
-    heuristic_title = None
     if entries:
         starts = resolve_outline(entries, lines)
+        heuristic_title = page_one_title(lines)
     else:
         starts, heuristic_title = heuristic_sections(lines)
     doc_id = _hash(data)

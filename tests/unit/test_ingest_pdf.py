@@ -48,7 +48,7 @@ def test_document_fields(manual: ParsedDocument, manual_path: Path) -> None:
     assert doc.doc_id == hashlib.sha256(data).hexdigest()[:16] == file_sha(manual_path)
     assert doc.title == pf.MANUAL_TITLE
     assert doc.pages == pf.MANUAL_PAGE_COUNT == 5
-    assert doc.file == str(manual_path.absolute())
+    assert doc.file == str(manual_path.resolve())
     assert Path(doc.file).is_absolute()
     assert doc.size == len(data)
     assert doc.mtime == pytest.approx(manual_path.stat().st_mtime)
@@ -67,7 +67,7 @@ def test_same_bytes_same_id_and_chunks(manual: ParsedDocument, tmp_path: Path) -
 def test_relative_path_becomes_absolute(manual_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(manual_path.parent)
     parsed = parse_pdf(Path(manual_path.name))
-    assert parsed.document.file == str(manual_path.absolute())
+    assert parsed.document.file == str(manual_path.resolve())
 
 
 # --- sections -------------------------------------------------------------------------------
@@ -316,3 +316,24 @@ def test_real_manual_clean(longtable: ParsedDocument) -> None:
     # every page contributes text
     pages = {p.page for c in longtable.chunks for p in (c.charmap.pieces() if c.charmap else [])}
     assert pages == set(range(1, 28))
+
+
+def test_title_from_page_one_when_metadata_is_empty(tmp_path: Path) -> None:
+    parsed = parse_pdf(pf.make_manual_pdf(tmp_path / "untitled.pdf", title=None))
+    assert parsed.document.title == pf.MANUAL_TITLE
+    assert len(parsed.sections) == len(pf.MANUAL_SECTIONS)  # outline still used
+
+
+def test_junk_metadata_title_is_ignored(tmp_path: Path) -> None:
+    parsed = parse_pdf(pf.make_manual_pdf(tmp_path / "a.pdf", title="Microsoft Word - a.docx"))
+    assert parsed.document.title == pf.MANUAL_TITLE
+
+
+def test_lone_bookmark_falls_back_to_headings(tmp_path: Path) -> None:
+    path = pf.make_manual_pdf(tmp_path / "one.pdf", outline=False)
+    doc = pymupdf.open(path)
+    doc.set_toc([[1, "Zephyr", 1]])
+    fixed = tmp_path / "one-bookmark.pdf"
+    doc.save(fixed)
+    parsed = parse_pdf(fixed)
+    assert [(s.level, s.title, s.page) for s in parsed.sections] == pf.MANUAL_SECTIONS
