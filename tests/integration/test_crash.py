@@ -78,7 +78,7 @@ WORDS = [
 ]
 
 
-def make_big_pdf(path: Path, seed: int, pages: int = 8) -> Path:
+def make_big_pdf(path: Path, seed: int, pages: int = 12) -> Path:
     """A text PDF with distinct, deterministic content (so each file is its own document)."""
     rng = random.Random(seed)
     doc = pymupdf.open()
@@ -139,6 +139,21 @@ def wait_for_line(proc: subprocess.Popen[str], prefix: str, timeout_s: float = 3
     raise AssertionError(f"no {prefix!r} line within {timeout_s} s")
 
 
+def wait_for_rows(library_dir: Path, table: str, n: int, proc: subprocess.Popen[str]) -> None:
+    """Poll a table's row count read-only (opening a Store would run the sweep)."""
+    import lancedb
+
+    db = lancedb.connect(library_dir)
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"ingest ended (rc={proc.returncode}) before it could be killed")
+        if table in db.list_tables().tables and db.open_table(table).count_rows() >= n:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{table} never reached {n} rows")
+
+
 def kill9(proc: subprocess.Popen[str]) -> None:
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
@@ -188,9 +203,8 @@ def test_kill_during_embedding_then_resume(
     n = len(list(pdf_folder.glob("*.pdf")))
     proc = start_ingest(pdf_folder, library_dir)
     wait_for_line(proc, "embedding", timeout_s=600)
-    time.sleep(3.0)  # the embedder loads, then batches of vectors are written
-    if proc.poll() is not None:
-        pytest.fail("ingest finished before it could be killed")
+    # Kill as soon as the first vectors are committed: mid-way through embedding.
+    wait_for_rows(library_dir, "vectors", 1, proc)
     kill9(proc)
 
     store = check_consistent(library_dir)
