@@ -62,7 +62,7 @@ _HYPHEN_BREAK = r"[-\u2010\u2011\u00ad](?<=[^\W\d_].)[ \t]*(?:\r\n|\n|\r|[ \t])\
 # Single characters that map to one character are translated in bulk (the fast path):
 # quotes, dashes, no-break spaces and any lone ASCII whitespace.
 _ONE_TO_ONE = str.maketrans({**_CHAR_MAP, "\t": " ", "\n": " ", "\r": " ", "\f": " ", "\v": " "})
-_NOT_SPECIAL = "".join(c for c in _CHAR_MAP if c not in "\u2010\u2011")
+_NOT_SPECIAL = re.escape("".join(c for c in _CHAR_MAP if c not in "\u2010\u2011"))
 # Runs of whitespace, line-break hyphens and other non-ASCII characters need care.
 _SPECIAL = re.compile(
     r"(?=[-\u2010\u2011\s\x80-\U0010ffff])"

@@ -134,3 +134,53 @@ def test_find_elsewhere_names_the_source_that_has_the_quote() -> None:
     assert find_elsewhere("The  GEOMETRY package provides", others) == 3
     assert find_elsewhere("absent words", others) is None
     assert find_elsewhere("  ", others) is None
+
+
+# --- seeded randomised round trips (hypothesis is not installed) -------------------------
+
+_VOCAB = [
+    "the", "package", "sets", "margins", "\ufb01le", "\ufb02ow", "\u201cquoted\u201d",
+    "it\u2019s", "en\u2013dash", "10pt", "1,000", "v2.3.1", "para\u00admeter", "hyphen-\nation",
+    "long", "tables", "break", "across", "pages", "caf\u00e9", "(brackets)", "end.",
+]  # fmt: skip
+_SEPS = [" ", " ", " ", "\n", "  ", " \n ", "\t", "\u00a0"]
+
+
+def _model_typing(text: str) -> str:
+    """How a model retypes a passage: plain quotes, no ligatures, hyphens joined, one space."""
+    for a, b in {
+        "\ufb01": "fi", "\ufb02": "fl", "\u201c": '"', "\u201d": '"', "\u2019": "'",
+        "\u2013": "-", "\u00ad": "", "\u00a0": " ", "-\n": "",
+    }.items():  # fmt: skip
+        text = text.replace(a, b)
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_retyped_quotes_are_found_at_their_own_span(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    words = [rng.choice(_VOCAB) for _ in range(rng.randint(20, 60))]
+    parts: list[str] = []
+    starts: list[int] = []
+    at = 0
+    for w in words:
+        sep = rng.choice(_SEPS) if parts else ""
+        at += len(sep)
+        starts.append(at)
+        parts.append(sep + w)
+        at += len(w)
+    text = "".join(parts)
+    i = rng.randrange(0, len(words) - 4)
+    j = rng.randrange(i + 3, min(len(words), i + 12))
+    span = text[starts[i] : starts[j] + len(words[j])]
+    typed = _model_typing(span)
+    if rng.random() < 0.5:
+        typed = typed.upper() if rng.random() < 0.3 else typed.lower()
+    m = locate(typed, ChunkIndex(text))
+    assert m is not None, (typed, text)
+    assert m.kind in ("exact", "normalized")
+    # The words found are the words quoted (the first occurrence may be an earlier repeat).
+    assert loose(text[m.start : m.end]) == loose(span)
+    assert not text[m.start].isspace() and not text[m.end - 1].isspace()
