@@ -5,9 +5,39 @@ from __future__ import annotations
 import re
 
 _ABBREVIATIONS = {
-    "e.g", "i.e", "etc", "vs", "cf", "fig", "figs", "eq", "eqs", "sec", "secs", "no", "nos",
-    "vol", "pp", "p", "ch", "chap", "dr", "mr", "mrs", "ms", "prof", "st", "approx", "resp",
-    "al", "ref", "refs", "tab", "viz", "incl", "esp",
+    "e.g",
+    "i.e",
+    "etc",
+    "vs",
+    "cf",
+    "fig",
+    "figs",
+    "eq",
+    "eqs",
+    "sec",
+    "secs",
+    "no",
+    "nos",
+    "vol",
+    "pp",
+    "p",
+    "ch",
+    "chap",
+    "dr",
+    "mr",
+    "mrs",
+    "ms",
+    "prof",
+    "st",
+    "approx",
+    "resp",
+    "al",
+    "ref",
+    "refs",
+    "tab",
+    "viz",
+    "incl",
+    "esp",
 }
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) and whitespace.
 _BOUNDARY = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s+")
@@ -56,11 +86,12 @@ def sentence_spans(text: str, *, max_chars: int = 400) -> list[tuple[int, int]]:
 
 
 def _strip(text: str, s: int, e: int) -> tuple[int, int]:
-    while s < e and text[s].isspace():
-        s += 1
-    while e > s and text[e - 1].isspace():
-        e -= 1
-    return s, e
+    seg = text[s:e]
+    body = seg.strip()
+    if not body:
+        return s, s
+    lead = len(seg) - len(seg.lstrip())
+    return s + lead, s + lead + len(body)
 
 
 def split_sentences(text: str, *, max_chars: int = 400) -> list[str]:

@@ -103,6 +103,7 @@ class PageExtractor:
         cur: list = []
         cb = cl = -1
         block_id = -1
+        last_soft = False
         for w in words:
             b, ln = w[5], w[6]
             raw = w[4]
@@ -114,6 +115,8 @@ class PageExtractor:
                     continue
                 w = (w[0], w[1], w[2], w[3], text)
             if b != cb or ln != cl:
+                if line is not None:
+                    line.soft_end = last_soft
                 if b != cb:
                     block_id = self._next_block
                     self._next_block += 1
@@ -124,7 +127,9 @@ class PageExtractor:
                 numbers.append((b, ln))
                 cb, cl = b, ln
             cur.append(w)
-            line.soft_end = soft  # type: ignore[union-attr]
+            last_soft = soft
+        if line is not None:
+            line.soft_end = last_soft
         for line, key in zip(lines, numbers, strict=True):
             x0s, y0s, x1s, y1s = list(zip(*line.words, strict=False))[:4]
             line.x0, line.y0, line.x1, line.y1 = min(x0s), min(y0s), max(x1s), max(y1s)
@@ -180,11 +185,14 @@ def _edge_rows(lines: list[Line], height: float) -> list[list[Line]]:
         if (mid >= height * _EDGE_BAND) if top else (mid <= height * (1 - _EDGE_BAND)):
             continue
         row = [ln for ln in lines if ln.y0 < anchor.y1 - 1 and ln.y1 > anchor.y0 + 1]
-        rest = [ln for ln in lines if not any(ln is r for r in row)]
+        in_row = {id(ln) for ln in row}
+        rest = [ln for ln in lines if id(ln) not in in_row]
         if not rest:
             continue
-        r0, r1 = min(ln.y0 for ln in row), max(ln.y1 for ln in row)
-        gap = min(ln.y0 for ln in rest) - r1 if top else r0 - max(ln.y1 for ln in rest)
+        if top:
+            gap = min([ln.y0 for ln in rest]) - max([ln.y1 for ln in row])
+        else:
+            gap = min([ln.y0 for ln in row]) - max([ln.y1 for ln in rest])
         if gap >= max(4.0, 0.5 * (anchor.y1 - anchor.y0)) and not (rows and rows[0] == row):
             rows.append(sorted(row, key=lambda ln: ln.x0))
     return rows
