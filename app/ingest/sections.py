@@ -182,13 +182,16 @@ def heuristic_sections(lines: list[Line]) -> tuple[list[SectionStart], str | Non
         top = max(m[3] for m in merged)
         at_top = [m for m in merged if m[3] == top]
         if len(at_top) == 1 and lines[at_top[0][0]].page == 1 and len(merged) > 1:
-            title = at_top[0][1]
+            title = at_top[0][1].rstrip("*\u2217\u2020\u2021\u00a7\u00b6 ")
             merged = [m for m in merged if m is not at_top[0]]
     sizes = sorted({m[3] for m in merged}, reverse=True)[:4]
     entries: list[_Entry] = []
     idxs: list[int] = []
     for i, text, _, size in merged:
         level = sizes.index(size) + 1 if size in sizes else len(sizes)
+        if i > 0 and _number_before(lines[i - 1], lines[i]):  # "1" + "Introduction"
+            i -= 1
+            text = f"{lines[i].text} {text}"
         first = lines[i]
         entries.append(_Entry(level, text, first.page, first.x0, first.y0))
         idxs.append(i)
@@ -197,6 +200,20 @@ def heuristic_sections(lines: list[Line]) -> tuple[list[SectionStart], str | Non
         for e, p, i in zip(entries, _paths(entries), idxs, strict=True)
     ]
     return starts, title
+
+
+_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.?|[IVX]+\.?)$")
+
+
+def _number_before(prev: Line, line: Line) -> bool:
+    """``prev`` is a bare section number printed on the same row, just left of ``line``."""
+    return (
+        not prev.dropped
+        and prev.page == line.page
+        and abs(prev.y1 - line.y1) < 2
+        and prev.x1 <= line.x0 + 1
+        and bool(_SECTION_NUMBER.match(prev.text))
+    )
 
 
 def first_heading(starts: list[SectionStart]) -> str | None:

@@ -337,3 +337,20 @@ def test_lone_bookmark_falls_back_to_headings(tmp_path: Path) -> None:
     doc.save(fixed)
     parsed = parse_pdf(fixed)
     assert [(s.level, s.title, s.page) for s in parsed.sections] == pf.MANUAL_SECTIONS
+
+
+def test_real_manual_without_outline_finds_the_same_headings(
+    data_dir_module: Path, longtable: ParsedDocument, tmp_path: Path
+) -> None:
+    doc = pymupdf.open(data_dir_module / "longtable.pdf")
+    doc.set_toc([])
+    doc.set_metadata({})
+    path = tmp_path / "longtable-no-outline.pdf"
+    doc.save(path)
+    parsed = parse_pdf(path)
+    assert parsed.document.title == "The longtable package"
+    found = {(s.title, s.page) for s in parsed.sections}
+    outline = {(s.title, s.page) for s in longtable.sections}
+    assert len(found & outline) >= len(outline) - 1  # numbered headings, same pages
+    chunk, _, _ = _find(parsed, "By default longtable uses 20 rows per chunk")
+    assert chunk.section.endswith("2 Chunk Size")
