@@ -186,3 +186,10 @@ def test_cancel_between_pages(tmp_path: Path) -> None:
     with pytest.raises(Cancelled):
         parse_pdf(path, on_progress=on_progress, cancel=token)
     assert seen == [1, 2]  # stopped at the next page boundary
+
+
+def test_encrypted_without_user_password_is_readable(tmp_path: Path) -> None:
+    """Owner-password-only PDFs (copy/print restrictions) open without a password."""
+    parsed = parse_pdf(pf.make_encrypted_pdf(tmp_path / "restricted.pdf", password=""))
+    assert parsed.document.pages == 5
+    assert any(pf.MANUAL_FACTS["e42"].sentence in c.text for c in parsed.chunks)

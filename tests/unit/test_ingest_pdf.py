@@ -354,3 +354,16 @@ def test_real_manual_without_outline_finds_the_same_headings(
     assert len(found & outline) >= len(outline) - 1  # numbered headings, same pages
     chunk, _, _ = _find(parsed, "By default longtable uses 20 rows per chunk")
     assert chunk.section.endswith("2 Chunk Size")
+
+
+def test_speed_script_reports_json(manual_path: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from app.ingest.__main__ import main
+
+    bad = pf.make_not_pdf(tmp_path / "bad.pdf")
+    assert main([str(manual_path), str(bad)]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows[0]["pages"] == 5 and rows[0]["chunks"] > 5 and rows[0]["pages_per_s"] > 0
+    assert rows[1]["error"] == "not_pdf"
+    assert rows[2]["total_pages"] == 5
