@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ._mupdf import pymupdf
 
@@ -66,7 +66,6 @@ class Line:
     bold: bool = False
     soft_end: bool = False  # last word ended with a soft hyphen (a line-end break)
     dropped: bool = False  # running header/footer or bare page number
-    extra: dict[str, object] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
@@ -133,8 +132,9 @@ class PageExtractor:
         for line, key in zip(lines, numbers, strict=True):
             x0s, y0s, x1s, y1s = list(zip(*line.words, strict=False))[:4]
             line.x0, line.y0, line.x1, line.y1 = min(x0s), min(y0s), max(x1s), max(y1s)
-            if fonts:
-                line.size, line.bold = fonts.get(key, (0.0, False))
+            font = fonts.get(key)
+            if font is not None and abs(font[2] - line.y1) < 3:  # same line in both views
+                line.size, line.bold = font[0], font[1]
         return lines
 
 
@@ -144,18 +144,20 @@ def median_height(words: list[Word]) -> float:
     return round(hs[len(hs) // 2], 1)
 
 
-def _line_fonts(tp: pymupdf.TextPage) -> dict[tuple[int, int], tuple[float, bool]]:
-    """(block, line) -> (largest span size, all spans bold), numbered like ``extractWORDS``."""
-    out: dict[tuple[int, int], tuple[float, bool]] = {}
-    blocks = [b for b in tp.extractDICT()["blocks"] if b.get("type", 0) == 0]
-    for bno, block in enumerate(blocks):
+def _line_fonts(tp: pymupdf.TextPage) -> dict[tuple[int, int], tuple[float, bool, float]]:
+    """(block, line) -> (largest span size, all spans bold, line bottom), numbered like
+    ``extractWORDS`` (which counts every block, text or not)."""
+    out: dict[tuple[int, int], tuple[float, bool, float]] = {}
+    for bno, block in enumerate(tp.extractDICT()["blocks"]):
+        if block.get("type", 0) != 0:
+            continue
         for lno, line in enumerate(block["lines"]):
             spans = [s for s in line["spans"] if s["text"].strip()]
             if not spans:
                 continue
             size = max(s["size"] for s in spans)
             bold = all((s["flags"] & 16) or "bold" in s["font"].lower() for s in spans)
-            out[(bno, lno)] = (round(size, 1), bold)
+            out[(bno, lno)] = (round(size, 1), bold, line["bbox"][3])
     return out
 
 
