@@ -112,7 +112,13 @@ def build_segment(path: str, lines: list[Line]) -> Segment:
 
 
 def segments(lines: list[Line], starts: list[SectionStart], params: ChunkParams) -> list[Segment]:
-    """Split the line stream at section starts; bare headings join the following section."""
+    """Split the line stream at section starts.
+
+    A bare heading (a section of at most ``heading_words`` words) joins the following
+    section instead of becoming a useless tiny chunk; the result is labelled with the
+    following section when that is its subsection (its path names the parent too), else
+    with the heading's own section, the one in force at the first character.
+    """
     bounds: list[tuple[int, str]] = [(0, "")]
     for s in starts:
         if s.line_index == bounds[-1][0]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -72,11 +73,13 @@ def _check_path(path: Path) -> None:
         raise NotAPdfError(f"{path.name} is a folder, not a PDF file ({path}).")
 
 
-def _read(path: Path) -> bytes:
+def _read(path: Path) -> tuple[bytes, float]:
+    """The file's bytes and modification time, read together."""
     _check_path(path)
     try:
         with open(path, "rb") as fh:
-            return fh.read()
+            mtime = os.fstat(fh.fileno()).st_mtime
+            return fh.read(), mtime
     except FileNotFoundError as e:
         raise FileMissingError(f"{path.name}: no such file ({path}).") from e
     except IsADirectoryError as e:
@@ -158,10 +161,13 @@ def parse_pdf(
     """
     path = Path(path).expanduser().resolve()
     t0 = time.perf_counter()
-    data = _read(path)
+    data, mtime = _read(path)
     doc = _open(path, data)
     try:
-        return _parse(path, data, doc, on_progress, cancel, params or ChunkParams(), t0)
+        parsed = _parse(path, data, doc, on_progress, cancel, params or ChunkParams())
+        parsed.document.mtime = mtime
+        _log_speed(parsed, t0)
+        return parsed
     except FootnoteError:
         raise
     except Exception as e:  # MuPDF failing deep inside a damaged file
@@ -181,7 +187,6 @@ def _parse(
     on_progress: ProgressCallback | None,
     cancel: CancelToken | None,
     params: ChunkParams,
-    t0: float,
 ) -> ParsedDocument:
     name, total = path.name, doc.page_count
     entries = outline_entries(doc)
@@ -221,6 +226,9 @@ def _parse(
         raise NoTextLayerError(f"{name} contains no text.")
     if doc.is_repaired:
         logger.warning("%s was damaged and has been repaired; some text may be missing", name)
+    empty = sum(1 for lines in pages if not lines)
+    if empty:
+        logger.info("%s: %d of %d pages have no text (blank or scanned)", name, empty, total)
     drop_furniture(pages, heights)
     lines = [ln for page_lines in pages for ln in page_lines if not ln.dropped]
     if entries:
@@ -230,7 +238,8 @@ def _parse(
         starts, heuristic_title = heuristic_sections(lines)
     doc_id = _hash(data)
     chunks = chunk_segments(doc_id, segments(lines, starts, params), params)
-    st = path.stat()
+    if not chunks:
+        raise NoTextLayerError(f"{name} contains no text besides page headers and numbers.")
     document = Document(
         doc_id=doc_id,
         file=str(path),
@@ -238,18 +247,21 @@ def _parse(
         pages=total,
         chunks=len(chunks),
         size=len(data),
-        mtime=st.st_mtime,
         ingested_at=datetime.now(UTC),
         status="indexed",
     )
+    return ParsedDocument(document=document, sections=[s.section for s in starts], chunks=chunks)
+
+
+def _log_speed(parsed: ParsedDocument, t0: float) -> None:
     elapsed = time.perf_counter() - t0
+    doc = parsed.document
     logger.info(
         "parsed %s: %d pages, %d sections, %d chunks in %.2fs (%.0f pages/s)",
-        name,
-        total,
-        len(starts),
-        len(chunks),
+        Path(doc.file).name,
+        doc.pages,
+        len(parsed.sections),
+        doc.chunks,
         elapsed,
-        total / max(elapsed, 1e-6),
+        doc.pages / max(elapsed, 1e-6),
     )
-    return ParsedDocument(document=document, sections=[s.section for s in starts], chunks=chunks)

@@ -34,6 +34,7 @@ _GENERIC_TITLES = {
     "cover",
 }
 _ALNUM = re.compile(r"[^0-9a-z]+")
+_NOTE_MARKS = "*\u2217\u2020\u2021\u00a7\u00b6 "  # footnote marks after a title
 
 
 @dataclass(slots=True)
@@ -182,7 +183,7 @@ def heuristic_sections(lines: list[Line]) -> tuple[list[SectionStart], str | Non
         top = max(m[3] for m in merged)
         at_top = [m for m in merged if m[3] == top]
         if len(at_top) == 1 and lines[at_top[0][0]].page == 1 and len(merged) > 1:
-            title = at_top[0][1].rstrip("*\u2217\u2020\u2021\u00a7\u00b6 ")
+            title = at_top[0][1].rstrip(_NOTE_MARKS)
             merged = [m for m in merged if m is not at_top[0]]
     sizes = sorted({m[3] for m in merged}, reverse=True)[:4]
     entries: list[_Entry] = []
@@ -237,5 +238,5 @@ def page_one_title(lines: list[Line]) -> str | None:
     idx = [i for i, s in enumerate(sizes) if s >= top - 0.5]
     if idx[-1] - idx[0] != len(idx) - 1 or len({first[i].block for i in idx}) != 1:
         return None
-    title = " ".join(first[i].text for i in idx)
+    title = " ".join(first[i].text for i in idx).rstrip(_NOTE_MARKS)
     return title if any(c.isalpha() for c in title) and len(title) <= 200 else None

@@ -193,3 +193,15 @@ def test_encrypted_without_user_password_is_readable(tmp_path: Path) -> None:
     parsed = parse_pdf(pf.make_encrypted_pdf(tmp_path / "restricted.pdf", password=""))
     assert parsed.document.pages == 5
     assert any(pf.MANUAL_FACTS["e42"].sentence in c.text for c in parsed.chunks)
+
+
+def test_only_headers_and_page_numbers_is_no_text(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    for n in range(1, 4):
+        page = doc.new_page()
+        page.insert_text((72, 40), "ACME Corporation internal", fontsize=9)
+        page.insert_text((300, 820), str(n), fontsize=9)
+    path = tmp_path / "furniture.pdf"
+    doc.save(path)
+    with pytest.raises(NoTextLayerError, match="furniture.pdf"):
+        parse_pdf(path)
