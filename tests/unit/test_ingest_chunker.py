@@ -112,7 +112,9 @@ def test_windows_target_size_and_small_tail_merged() -> None:
 
 def _sentences(prefix: str, n: int, page: int, block: int, y0: float = 100) -> list[Line]:
     return [
-        _line(f"{prefix} sentence number {i} has seven words.", page=page, block=block, y=y0 + 14 * i)
+        _line(
+            f"{prefix} sentence number {i} has seven words.", page=page, block=block, y=y0 + 14 * i
+        )
         for i in range(n)
     ]
 
@@ -213,11 +215,16 @@ def test_bold_body_size_numbered_headings(tmp_path: Path) -> None:
     doc = pymupdf.open()
     page = doc.new_page()
     y = 80.0
-    for title, body in [("1 Scope", "This part sets the scope."), ("2 Terms", "Words mean things.")]:
+    for title, body in [
+        ("1 Scope", "This part sets the scope."),
+        ("2 Terms", "Words mean things."),
+    ]:
         page.insert_text((72, y), title, fontname="hebo", fontsize=11)
         y += 30
         for _ in range(3):
-            page.insert_text((72, y), body + " It is plain body text.", fontname="helv", fontsize=11)
+            page.insert_text(
+                (72, y), body + " It is plain body text.", fontname="helv", fontsize=11
+            )
             y += 14
         y += 20
     path = tmp_path / "bold.pdf"
