@@ -30,7 +30,7 @@ from app.core.errors import (
 from app.core.models import Document, ParsedDocument
 from app.core.progress import CancelToken, Progress, ProgressCallback
 
-from ._mupdf import pymupdf
+from ._mupdf import MUPDF_LOCK, pymupdf
 from .chunker import ChunkParams, chunk_segments, segments
 from .layout import Line, PageExtractor, drop_furniture
 from .sections import (
@@ -136,11 +136,9 @@ def _open(path: Path, data: bytes) -> pymupdf.Document:
     return doc
 
 
-def _title(
-    doc: pymupdf.Document, heuristic: str | None, starts: list[SectionStart], path: Path
-) -> str:
+def _title(meta_title: str, heuristic: str | None, starts: list[SectionStart], path: Path) -> str:
     """Metadata title unless it is junk (empty, "Untitled", a file name), else a heading."""
-    meta = " ".join(((doc.metadata or {}).get("title") or "").split())
+    meta = " ".join(meta_title.split())
     low = meta.lower()
     junk = low in _BAD_TITLES or low.startswith("microsoft word - ") or low.endswith(_FILE_SUFFIXES)
     if meta and not junk:
@@ -162,7 +160,8 @@ def parse_pdf(
     path = Path(path).expanduser().resolve()
     t0 = time.perf_counter()
     data, mtime = _read(path)
-    doc = _open(path, data)
+    with MUPDF_LOCK:
+        doc = _open(path, data)
     try:
         parsed = _parse(path, data, doc, on_progress, cancel, params or ChunkParams())
         parsed.document.mtime = mtime
@@ -174,8 +173,9 @@ def parse_pdf(
         logger.exception("parsing %s failed", path)
         raise CorruptPdfError(f"{path.name} is damaged and cannot be read ({e}).") from e
     finally:
-        doc.close()
-        warnings = pymupdf.TOOLS.mupdf_warnings(reset=True)
+        with MUPDF_LOCK:
+            doc.close()
+            warnings = pymupdf.TOOLS.mupdf_warnings(reset=True)
         if warnings:
             logger.debug("MuPDF messages for %s: %s", path.name, warnings[:500])
 
@@ -188,8 +188,11 @@ def _parse(
     cancel: CancelToken | None,
     params: ChunkParams,
 ) -> ParsedDocument:
-    name, total = path.name, doc.page_count
-    entries = outline_entries(doc)
+    name = path.name
+    with MUPDF_LOCK:
+        total, repaired = doc.page_count, doc.is_repaired
+        meta_title = (doc.metadata or {}).get("title") or ""
+        entries = outline_entries(doc)
     if len(entries) < 2:  # a lone bookmark (often just the title) is no table of contents
         entries = []
     extractor = PageExtractor(want_fonts=not entries)
@@ -201,9 +204,10 @@ def _parse(
         if cancel is not None:
             cancel.raise_if_cancelled()
         try:
-            page = doc.load_page(pno)
-            lines = extractor.extract(page, pno + 1)
-            height = page.rect.height
+            with MUPDF_LOCK:
+                page = doc.load_page(pno)
+                lines = extractor.extract(page, pno + 1)
+                height = page.rect.height
         except Exception as e:
             logger.warning("%s: page %d unreadable: %s", name, pno + 1, e)
             broken.append(pno + 1)
@@ -215,16 +219,17 @@ def _parse(
     if cancel is not None:
         cancel.raise_if_cancelled()
     n_words = sum(len(ln.words) for lines in pages for ln in lines)
-    if broken and (doc.is_repaired or n_words == 0):
+    if broken and (repaired or n_words == 0):
         raise CorruptPdfError(f"{name} is damaged: page {broken[0]} cannot be read.")
     if n_words == 0:
-        if doc.is_repaired:
+        if repaired:
             raise CorruptPdfError(f"{name} is damaged: no readable text was found.")
-        has_images = any(doc.load_page(i).get_images() for i in range(min(total, 50)))
+        with MUPDF_LOCK:
+            has_images = any(doc.load_page(i).get_images() for i in range(min(total, 50)))
         if has_images:
             raise NoTextLayerError(f"{name} has no text layer (its pages are images).")
         raise NoTextLayerError(f"{name} contains no text.")
-    if doc.is_repaired:
+    if repaired:
         logger.warning("%s was damaged and has been repaired; some text may be missing", name)
     empty = sum(1 for lines in pages if not lines)
     if empty:
@@ -243,7 +248,7 @@ def _parse(
     document = Document(
         doc_id=doc_id,
         file=str(path),
-        title=_title(doc, heuristic_title, starts, path),
+        title=_title(meta_title, heuristic_title, starts, path),
         pages=total,
         chunks=len(chunks),
         size=len(data),

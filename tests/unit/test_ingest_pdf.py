@@ -367,3 +367,25 @@ def test_speed_script_reports_json(manual_path: Path, tmp_path: Path, capsys) ->
     assert rows[0]["pages"] == 5 and rows[0]["chunks"] > 5 and rows[0]["pages_per_s"] > 0
     assert rows[1]["error"] == "not_pdf"
     assert rows[2]["total_pages"] == 5
+
+
+def test_parses_on_two_threads_at_once(manual_path: Path, manual: ParsedDocument) -> None:
+    """Ingestion runs on worker threads; PyMuPDF calls are serialised by MUPDF_LOCK."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from app.ingest._mupdf import MUPDF_LOCK
+
+    def render_pages() -> int:
+        with MUPDF_LOCK:  # what a viewer does between ingestion's pages
+            doc = pymupdf.open(manual_path)
+            n = sum(len(p.get_pixmap(dpi=20).samples) > 0 for p in doc)
+            doc.close()
+        return n
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = [pool.submit(parse_pdf, manual_path) for _ in range(2)]
+        renders = [pool.submit(render_pages) for _ in range(3)]
+        results = [f.result() for f in futures]
+    assert all(r.result() == 5 for r in renders)
+    for r in results:
+        assert [c.text for c in r.chunks] == [c.text for c in manual.chunks]
