@@ -19,6 +19,7 @@ import logging
 import re
 import unicodedata
 from dataclasses import dataclass
+from itertools import accumulate
 
 logger = logging.getLogger(__name__)
 
@@ -174,18 +175,12 @@ class Tokens:
 
 def tokens(norm: NormText) -> Tokens:
     """Split normalised text into word tokens (punctuation dropped) for token-level matching."""
-    words: list[str] = []
-    bounds: list[tuple[int, int]] = []
-    original: list[tuple[int, int]] = []
+    found = list(_TOKEN.finditer(norm.text))
+    words = [m.group() for m in found]
     starts, ends = norm.starts, norm.ends
-    at = 0
-    for m in _TOKEN.finditer(norm.text):
-        w = m.group()
-        a, b = m.span()
-        bounds.append((at, at + len(w)))
-        at += len(w) + 1
-        words.append(w)
-        original.append((starts[a], ends[b - 1]))
+    original = [(starts[m.start()], ends[m.end() - 1]) for m in found]
+    offsets = accumulate((len(w) + 1 for w in words), initial=0)
+    bounds = [(o, o + len(w)) for o, w in zip(offsets, words, strict=False)]
     return Tokens(" ".join(words), bounds, original)
 
 
