@@ -285,6 +285,9 @@ def _check_overlap(
 def _status(
     raw: RawAnswer, answer: str, citations: list[Citation], mentioned: set[int], run: _Run
 ) -> ValidationStatus:
+    """GREEN: cited, exact or normalised evidence, no flags. YELLOW: usable with warnings.
+    RED: nothing in the text is backed by a valid citation (a refusal without citations
+    is RED too: expected, the service decides what to show)."""
     if not citations or not answer.strip():
         return "RED"
     if raw.mode == "refuse":
@@ -293,7 +296,7 @@ def _status(
     if not mentioned:
         run.flags.append("No sentence of the answer carries a valid citation.")
         return "RED"
-    if all(c.match == "fuzzy" for c in citations):
+    if all(c.match == "fuzzy" for c in citations if c.n in mentioned):
         run.flags.append("Every quote matched only approximately (fuzzy).")
     return "YELLOW" if run.flags else "GREEN"
 
