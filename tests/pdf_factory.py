@@ -35,7 +35,7 @@ _DATES = {"creationDate": "D:20250101000000Z", "modDate": "D:20250101000000Z"}
 
 def clean(text: str) -> str:
     """What ingestion should extract from a factory string: markers and ligatures resolved."""
-    return text.replace("~", "").replace("\u00ad", "").replace("\ufb01", "fi")
+    return text.replace("-~", "-").replace("~", "").replace("\u00ad", "").replace("\ufb01", "fi")
 
 
 @dataclass(frozen=True)
@@ -165,8 +165,9 @@ _MANUAL_PAGES: list[list[tuple[str, str]]] = [
         (
             "p",
             "Clean the air filter every 90 days with a soft brush. Do not use compressed "
-            "air, because it pushes dust into the pressure sensor. Wipe the display with a "
-            "damp cloth and never use solvents on the plastic window.",
+            "air, because it pushes dust into the pressure sensor. Only lint-free cloths are "
+            "suitable for the display. Wipe the display with a damp lint-~free cloth and "
+            "never use solvents on the plastic window.",
         ),
     ],
     [
@@ -316,6 +317,9 @@ MANUAL_FACTS: dict[str, Fact] = {
 }
 
 # Words printed with a hyphen at a line end, as (first fragment, clean word, page).
+# A compound split at its own hyphen over a line end ("lint-" / "free"), also printed whole
+# elsewhere: ingestion keeps its hyphen, as (first fragment, clean word, page).
+MANUAL_COMPOUNDS = [("lint-", "lint-free", 4)]
 MANUAL_HYPHENATED = [
     ("techni-", "technicians", 1),
     ("down-", "downwards", 2),
@@ -381,10 +385,11 @@ def _wrap(text: str, width: float, size: float) -> list[str]:
     for word in text.split():
         if "~" in word:
             head, tail = word.split("~", 1)
-            cand = f"{cur} {head}-".strip()
+            head = head if head.endswith("-") else head + "-"  # "lint-~free" keeps one hyphen
+            cand = f"{cur} {head}".strip()
             if cur and _width(cand, size) > width:
                 lines.append(cur)
-                cand = f"{head}-"
+                cand = head
             lines.append(cand)
             cur = tail
             continue

@@ -46,7 +46,26 @@ class Segment:
     rows: np.ndarray  # (n, 8) float64: start, end, page, x0, y0, x1, y1, line key
 
 
-def _joins(prev: Line, nxt: Line) -> tuple[bool, bool]:
+_EDGE_PUNCT = "\"'()[]{}<>.,;:!?\u201c\u201d\u2018\u2019"
+
+
+def _core(word: str) -> str:
+    return word.strip(_EDGE_PUNCT).lower()
+
+
+def hyphenated_words(lines: list[Line]) -> frozenset[str]:
+    """Compounds printed with a hyphen inside a line ("well-known"): when one of them is
+    split at its hyphen over a line end, the hyphen is kept instead of joining the halves."""
+    out: set[str] = set()
+    for ln in lines:
+        for w in ln.words:
+            t = w[4]
+            if "-" in t and t.find("-", 1, len(t) - 1) > 0:
+                out.add(_core(t))
+    return frozenset(out)
+
+
+def _joins(prev: Line, nxt: Line, compounds: frozenset[str]) -> tuple[bool, bool]:
     """(join the two lines into one word, drop the trailing hyphen of ``prev``)."""
     first = nxt.words[0][4]
     if prev.soft_end:
@@ -59,11 +78,11 @@ def _joins(prev: Line, nxt: Line) -> tuple[bool, bool]:
         and first[:1].islower()
         and nxt.page >= prev.page
     ):
-        return True, True
+        return True, _core(last + first) not in compounds
     return False, False
 
 
-def build_segment(path: str, lines: list[Line]) -> Segment:
+def build_segment(path: str, lines: list[Line], compounds: frozenset[str] = frozenset()) -> Segment:
     """Join lines into clean text: words by spaces, lines of a block by a space (or nothing,
     for a hyphenated word), blocks by a newline. One map row per word (fragment).
 
@@ -85,7 +104,7 @@ def build_segment(path: str, lines: list[Line]) -> Segment:
         wtexts = cols[4]
         sep = ""
         if prev is not None:
-            join, drop_hyphen = _joins(prev, ln)
+            join, drop_hyphen = _joins(prev, ln, compounds)
             if join:
                 if drop_hyphen:
                     texts[-1] = texts[-1][:-1]
@@ -148,7 +167,8 @@ def segments(lines: list[Line], starts: list[SectionStart], params: ChunkParams)
             merged[-1] = (merged[-1][0], merged[-1][1] + carry[1])
         else:
             merged.append(carry)
-    return [build_segment(path, group) for path, group in merged]
+    compounds = hyphenated_words(lines)
+    return [build_segment(path, group, compounds) for path, group in merged]
 
 
 def _windows(counts: list[int], params: ChunkParams) -> list[tuple[int, int]]:

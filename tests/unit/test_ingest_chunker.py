@@ -9,7 +9,14 @@ import pytest
 from app.core.models import Section
 from app.ingest import ChunkParams, iter_pdf_paths, parse_pdf
 from app.ingest._mupdf import pymupdf
-from app.ingest.chunker import _slice_map, _windows, build_segment, chunk_segments, segments
+from app.ingest.chunker import (
+    _slice_map,
+    _windows,
+    build_segment,
+    chunk_segments,
+    hyphenated_words,
+    segments,
+)
 from app.ingest.layout import Line, clean_word, drop_furniture
 from app.ingest.sections import SectionStart
 from tests import pdf_factory as pf
@@ -54,6 +61,17 @@ def test_dehyphenation_rules() -> None:
     # a lone dash or a number range stays
     seg = build_segment("", [_line("pages 10-", block=1), _line("twenty", block=1, y=114)])
     assert seg.text == "pages 10- twenty"
+
+
+def test_known_compound_keeps_its_hyphen_at_a_line_end() -> None:
+    lines = [_line("a well-known fact", block=1, y=80),
+             _line("It is well-", block=2), _line("known to all", block=2, y=114)]  # fmt: skip
+    assert hyphenated_words(lines) == frozenset({"well-known"})
+    seg = build_segment("", lines, hyphenated_words(lines))
+    assert seg.text == "a well-known fact\nIt is well-known to all"
+    # both halves keep their boxes; the hyphen stays with the first
+    assert [seg.text[int(r[0]) : int(r[1])] for r in seg.rows][4:6] == ["well-", "known"]
+    assert build_segment("", lines).text.endswith("It is wellknown to all")  # no evidence: joined
 
 
 def test_soft_hyphen_at_line_end_joins() -> None:

@@ -137,6 +137,13 @@ def test_hyphenated_words_are_joined(manual: ParsedDocument) -> None:
         assert fragment not in text
 
 
+def test_compound_split_at_its_hyphen_keeps_it(manual: ParsedDocument) -> None:
+    text = "\n".join(c.text for c in manual.chunks)
+    for _, word, _ in pf.MANUAL_COMPOUNDS:
+        assert f"damp {word} cloth" in text
+        assert word.replace("-", "") not in text
+
+
 def test_ligatures_quotes_soft_hyphens(manual: ParsedDocument) -> None:
     text = "\n".join(c.text for c in manual.chunks)
     for sentence in pf.MANUAL_CLEANED:
