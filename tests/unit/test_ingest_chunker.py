@@ -70,7 +70,7 @@ def test_known_compound_keeps_its_hyphen_at_a_line_end() -> None:
     seg = build_segment("", lines, hyphenated_words(lines))
     assert seg.text == "a well-known fact\nIt is well-known to all"
     # both halves keep their boxes; the hyphen stays with the first
-    assert [seg.text[int(r[0]) : int(r[1])] for r in seg.rows][4:6] == ["well-", "known"]
+    assert [seg.text[int(r[0]) : int(r[1])] for r in seg.rows][5:7] == ["well-", "known"]
     assert build_segment("", lines).text.endswith("It is wellknown to all")  # no evidence: joined
 
 
