@@ -105,6 +105,29 @@ def test_every_chunk_carries_section_and_pages(manual: ParsedDocument) -> None:
         assert c.text == c.text.strip() and "  " not in c.text
 
 
+def _assert_charmap_covers_text(parsed: ParsedDocument) -> None:
+    for c in parsed.chunks:
+        assert c.charmap is not None
+        pieces = c.charmap.pieces()
+        assert [p.start for p in pieces] == sorted(p.start for p in pieces)
+        for a, b in zip(pieces, pieces[1:], strict=False):
+            assert a.end <= b.start  # no overlap
+        for p in pieces:
+            word = c.text[p.start : p.end]
+            assert word and word == word.strip()
+            assert p.x0 < p.x1 and p.y0 < p.y1
+        covered = {i for p in pieces for i in range(p.start, p.end)}
+        for i, ch in enumerate(c.text):
+            if not ch.isspace():
+                assert i in covered, (c.chunk_id, i, c.text[i - 10 : i + 10])
+            elif i not in covered:
+                assert ch in " \n"
+
+
+def test_every_visible_character_maps_to_a_box(manual: ParsedDocument) -> None:
+    _assert_charmap_covers_text(manual)
+
+
 def test_headings_without_outline(tmp_path: Path) -> None:
     parsed = parse_pdf(pf.make_no_outline_pdf(tmp_path / "plain.pdf"))
     assert [(s.level, s.title, s.page) for s in parsed.sections] == pf.MANUAL_SECTIONS
@@ -314,6 +337,10 @@ def test_real_manual_known_places(
     assert chunk.section == section
     assert chunk.charmap is not None
     assert chunk.charmap.rects(s, e)[0].page == page
+
+
+def test_real_manual_charmaps_cover_text(longtable: ParsedDocument) -> None:
+    _assert_charmap_covers_text(longtable)
 
 
 def test_real_manual_clean(longtable: ParsedDocument) -> None:
