@@ -103,6 +103,7 @@ class PageExtractor:
         cb = cl = -1
         block_id = -1
         last_soft = False
+        leaders = 0  # "." words: dot leaders of tables of contents
         for w in words:
             b, ln = w[5], w[6]
             raw = w[4]
@@ -127,8 +128,12 @@ class PageExtractor:
                 cb, cl = b, ln
             cur.append(w)
             last_soft = soft
+            if raw == ".":
+                leaders += 1
         if line is not None:
             line.soft_end = last_soft
+        if leaders >= 3:
+            lines, numbers = _drop_leaders(lines, numbers)
         for line, key in zip(lines, numbers, strict=True):
             x0s, y0s, x1s, y1s = list(zip(*line.words, strict=False))[:4]
             line.x0, line.y0, line.x1, line.y1 = min(x0s), min(y0s), max(x1s), max(y1s)
@@ -136,6 +141,35 @@ class PageExtractor:
             if font is not None and abs(font[2] - line.y1) < 3:  # same line in both views
                 line.size, line.bold = font[0], font[1]
         return lines
+
+
+def _drop_leaders(
+    lines: list[Line], numbers: list[tuple[int, int]]
+) -> tuple[list[Line], list[tuple[int, int]]]:
+    """Remove dot leaders (runs of 3+ words that are a lone ".", as in "Intro . . . . 3"):
+    they are layout, not text, and would fill table-of-contents chunks with noise."""
+    keep_lines, keep_numbers = [], []
+    for line, key in zip(lines, numbers, strict=True):
+        words = line.words
+        out: list = []
+        run: list = []
+        for w in words:
+            if w[4] == ".":
+                run.append(w)
+                continue
+            if 0 < len(run) < 3:
+                out.extend(run)
+            run = []
+            out.append(w)
+        if 0 < len(run) < 3:
+            out.extend(run)
+        if len(out) != len(words):
+            if not out:
+                continue
+            line.words = out
+        keep_lines.append(line)
+        keep_numbers.append(key)
+    return keep_lines, keep_numbers
 
 
 def median_height(words: list[Word]) -> float:

@@ -271,3 +271,19 @@ def test_iter_pdf_paths(tmp_path: Path) -> None:
     assert all(p.is_absolute() for p in got)
     assert iter_pdf_paths([]) == []
     assert iter_pdf_paths([str(root / "sub")]) == [b, c]
+
+
+def test_dot_leaders_are_dropped_but_text_dots_kept(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "Contents", fontsize=16)
+    page.insert_text((72, 110), "1 Introduction " + ". " * 30 + "3", fontsize=11)
+    page.insert_text((72, 124), "2 Usage " + ". " * 34 + "7", fontsize=11)
+    page.insert_text((72, 160), "Wait . . and see what happens at the end.", fontsize=11)
+    page.insert_text((72, 174), "The values were 1.5 and 2.5 in the end.", fontsize=11)
+    path = tmp_path / "toc.pdf"
+    doc.save(path)
+    text = parse_pdf(path).chunks[0].text
+    assert "1 Introduction 3 2 Usage 7" in text
+    assert "Wait . . and see" in text  # two dots are not a leader
+    assert "1.5 and 2.5" in text
