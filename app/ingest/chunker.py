@@ -171,9 +171,16 @@ def segments(lines: list[Line], starts: list[SectionStart], params: ChunkParams)
     return [build_segment(path, group, compounds) for path, group in merged]
 
 
-def _windows(counts: list[int], params: ChunkParams) -> list[tuple[int, int]]:
-    """Greedy runs [i, j) of sentences with ~target words and a sentence overlap."""
+def _windows(
+    counts: list[int], params: ChunkParams, para_end: list[bool] | None = None
+) -> list[tuple[int, int]]:
+    """Greedy runs [i, j) of sentences with ~target words and a sentence overlap.
+
+    When a run could end at a paragraph end without dropping below 60% of the target,
+    it ends there rather than mid-paragraph.
+    """
     n = len(counts)
+    ends = para_end or [False] * n
     out: list[tuple[int, int]] = []
     i = 0
     while i < n:
@@ -186,6 +193,14 @@ def _windows(counts: list[int], params: ChunkParams) -> list[tuple[int, int]]:
         rest = sum(counts[j:])
         if j < n and rest < params.min_words and words + rest <= params.max_words:
             j = n
+        if j < n and not ends[j - 1]:
+            k, kw = j - 1, words - counts[j - 1]
+            while k > i and kw >= 0.6 * params.target_words:
+                if ends[k - 1]:
+                    j = k
+                    break
+                k -= 1
+                kw -= counts[k]
         out.append((i, j))
         if j >= n:
             break
@@ -199,6 +214,24 @@ def _windows(counts: list[int], params: ChunkParams) -> list[tuple[int, int]]:
             ov += counts[k]
         i = k
     return out
+
+
+def _units(text: str, max_chars: int) -> tuple[list[tuple[int, int]], list[bool]]:
+    """Sentence spans, also cut at block boundaries (newlines: headings, paragraphs, list
+    items), and whether each one ends a block."""
+    spans: list[tuple[int, int]] = []
+    for s, e in sentence_spans(text, max_chars=max_chars):
+        nl = text.find("\n", s, e)
+        while nl >= 0:
+            if nl > s:
+                spans.append((s, nl))
+            s = nl + 1
+            nl = text.find("\n", s, e)
+        if e > s:
+            spans.append((s, e))
+    n = len(text)
+    ends = [e >= n or text[e] == "\n" for _, e in spans]
+    return spans, ends
 
 
 def _slice_map(rows: np.ndarray, cs: int, ce: int) -> np.ndarray:
@@ -225,7 +258,7 @@ def chunk_segments(doc_id: str, segs: list[Segment], params: ChunkParams) -> lis
     chunks: list[Chunk] = []
     for seg in segs:
         text = seg.text
-        spans = sentence_spans(text, max_chars=params.max_sentence_chars)
+        spans, para_end = _units(text, params.max_sentence_chars)
         if not spans:
             continue
         starts = seg.rows[:, 0]
@@ -233,7 +266,7 @@ def chunk_segments(doc_id: str, segs: list[Segment], params: ChunkParams) -> lis
         lo = np.searchsorted(starts, bounds[:, 0], side="left")
         hi = np.searchsorted(starts, bounds[:, 1], side="left")
         counts = [max(int(c), 1) for c in (hi - lo)]
-        for i, j in _windows(counts, params):
+        for i, j in _windows(counts, params, para_end):
             cs, ce = spans[i][0], spans[j - 1][1]
             rows = _slice_map(seg.rows, cs, ce)
             if len(rows) == 0:

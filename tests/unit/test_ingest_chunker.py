@@ -287,3 +287,23 @@ def test_dot_leaders_are_dropped_but_text_dots_kept(tmp_path: Path) -> None:
     assert "1 Introduction 3 2 Usage 7" in text
     assert "Wait . . and see" in text  # two dots are not a leader
     assert "1.5 and 2.5" in text
+
+
+def test_windows_prefer_paragraph_ends() -> None:
+    p = ChunkParams()  # target 180
+    ends = [False] * 10
+    ends[2] = True  # a paragraph ends after 3 sentences (120 words >= 60% of the target)
+    assert _windows([40] * 10, p, ends)[0] == (0, 3)
+    ends = [False] * 10
+    ends[1] = True  # 80 words: too short, keep filling to the target
+    assert _windows([40] * 10, p, ends)[0] == (0, 5)
+
+
+def test_blocks_are_units_of_chunking() -> None:
+    """A heading or list item without a full stop does not glue onto the next sentence."""
+    lines = [_line("3.2 Power", block=1), *_sentences("Power", 40, 1, 2, 120)]
+    params = ChunkParams(target_words=60, max_words=100, min_words=10)
+    chunks = chunk_segments("d" * 16, segments(lines, [], params), params)
+    assert chunks[0].text.startswith("3.2 Power\nPower sentence number 0")
+    # an overlap sentence, never a bare heading, starts the next chunk
+    assert all(c.text.startswith("Power sentence number") for c in chunks[1:])
