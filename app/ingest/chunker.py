@@ -3,8 +3,10 @@
 Why build text and geometry together: every word is appended to the text exactly once,
 and its character span and box are recorded at that moment, so a chunk's
 :class:`~app.core.charmap.CharMap` is a slice of one table, shifted to the chunk's own
-offsets. Chunks are consecutive runs of whole sentences; consecutive chunks share their
-last one or two sentences, and together they cover every character of a section.
+offsets. Chunks are consecutive runs of whole sentences (a block without a full stop, such
+as a heading or list item, counts as one); consecutive chunks share their last one or two
+sentences, prefer to end at a paragraph end, and together cover every character of a
+section.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class ChunkParams:
-    """Chunk sizes in words. Sentences are never split unless longer than ``max_chars``."""
+    """Chunk sizes in words. Sentences are split only when longer than
+    ``max_sentence_chars`` (at a space, as ``sentence_spans`` does)."""
 
     target_words: int = 180
     max_words: int = 300
