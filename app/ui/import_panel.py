@@ -1,0 +1,237 @@
+"""Progress of an import: one bar per file, one overall, Cancel; afterwards, what failed and why.
+
+Why per file: a folder of PDFs can take minutes; people want to see which file is slow and,
+when one is encrypted or scanned, read the specific reason without losing the others.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.models import IngestResult
+from app.core.progress import Progress
+from app.ui.theme import icon, status_color
+
+logger = logging.getLogger(__name__)
+
+STAGE_WORDS = {
+    "parse": "Reading pages",
+    "index": "Indexing",
+    "chunk": "Splitting",
+    "store": "Saving",
+    "embed": "Embedding",
+    "file": "Adding",
+}
+
+
+class FileRow:
+    def __init__(self, grid: QGridLayout, row: int, path: str) -> None:
+        self.path = path
+        self.name = QLabel(Path(path).name)
+        self.name.setToolTip(path)
+        self.name.setMinimumWidth(60)
+        self.state = QLabel("Waiting")
+        self.state.setObjectName("mutedLabel")
+        self.state.setWordWrap(True)
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 1000)
+        self.bar.setTextVisible(False)
+        self.bar.setFixedHeight(6)
+        self.bar.setAccessibleName(f"Progress of {Path(path).name}")
+        grid.addWidget(self.name, row * 3, 0)
+        grid.addWidget(self.bar, row * 3 + 1, 0)
+        grid.addWidget(self.state, row * 3 + 2, 0)
+        self.done = False
+
+    def update(self, p: Progress) -> None:
+        if self.done:
+            return
+        words = p.message or STAGE_WORDS.get(p.stage, p.stage.capitalize())
+        if p.total > 0:
+            self.bar.setValue(int(p.fraction * 1000))
+            self.state.setText(f"{words} {p.done}/{p.total}")
+        else:
+            self.state.setText(words)
+
+    def finish(self, r: IngestResult) -> None:
+        self.done = True
+        self.bar.setValue(1000)
+        if r.status == "failed":
+            col = status_color("RED").name()
+            self.bar.setVisible(False)
+            self.state.setText(
+                f"<span style='color:{col}'><b>Failed:</b> "
+                f"{_esc(r.error or 'unknown error')}</span>"
+            )
+            self.state.setTextFormat(Qt.TextFormat.RichText)
+            self.state.setAccessibleName(f"{Path(r.file).name} failed: {r.error}")
+        elif r.status == "unchanged":
+            self.state.setText("Already in the library")
+        else:
+            verb = "Updated" if r.status == "updated" else "Added"
+            self.state.setText(f"{verb}: {r.pages} pages, {r.chunks} passages")
+
+
+class ImportPanel(QFrame):
+    """Lives under the document list while an import runs (and until dismissed if one failed)."""
+
+    cancel_requested = Signal()
+    dismissed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("importPanel")
+        self.rows: dict[str, FileRow] = {}
+        self.results: list[IngestResult] = []
+        self.running = False
+        self._file_stage_seen = False
+        self._files_done = self._files_total = 0
+        self.title = QLabel("Adding PDFs…")
+        self.title.setObjectName("sectionTitle")
+        self.button = QPushButton("Cancel")
+        self.button.setAccessibleName("Cancel import")
+        self.button.clicked.connect(self._button)
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.button)
+        self.overall = QProgressBar()
+        self.overall.setRange(0, 1000)
+        self.overall.setAccessibleName("Overall import progress")
+        self.overall.setTextVisible(False)
+        self.overall_label = QLabel("Starting…")
+        self.overall_label.setObjectName("mutedLabel")
+        self._grid_host = QWidget()
+        self._grid_host.setObjectName("importRows")
+        self.grid = QGridLayout(self._grid_host)
+        self.grid.setContentsMargins(0, 0, 4, 0)
+        self.grid.setVerticalSpacing(2)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setWidget(self._grid_host)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setMaximumHeight(190)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(10, 8, 10, 8)
+        lay.addLayout(head)
+        lay.addWidget(self.overall)
+        lay.addWidget(self.overall_label)
+        lay.addWidget(self.scroll)
+
+    def start(self, paths: list[Path]) -> None:
+        self.running = True
+        self._file_stage_seen = False
+        self.button.setEnabled(True)
+        self.results = []
+        for r in list(self.rows.values()):
+            for w in (r.name, r.bar, r.state):
+                w.deleteLater()
+        self.rows.clear()
+        for p in paths:
+            if p.is_file():
+                self._row(str(p))
+        n = len(paths)
+        self.title.setText(f"Adding {n} item{'s' if n != 1 else ''}…")
+        self.overall.setValue(0)
+        self.overall_label.setText("Starting…")
+        self.button.setText("Cancel")
+        self.button.setIcon(icon("stop"))
+        self.setVisible(True)
+
+    def _row(self, path: str) -> FileRow:
+        key = str(Path(path))
+        if key not in self.rows:
+            self.rows[key] = FileRow(self.grid, len(self.rows), key)
+        return self.rows[key]
+
+    def on_progress(self, p: Progress) -> None:
+        if p.stage == "file":
+            self._file_stage_seen = True
+            self._files_done, self._files_total = p.done, p.total
+            self.overall.setValue(int(p.fraction * 1000))
+            self.overall_label.setText(f"File {min(p.done + 1, p.total)} of {p.total}")
+            if p.file:
+                self._row(p.file)
+            return
+        if p.stage == "embed" and not p.file:
+            self.overall.setValue(int(p.fraction * 1000))
+            self.overall_label.setText(f"Embedding passages {p.done}/{p.total}")
+            return
+        if p.stage == "indexed":
+            self.overall_label.setText("Searchable by keyword; embedding passages…")
+            return
+        if p.file:
+            row = self._row(p.file)
+            row.update(p)
+            if self._file_stage_seen and self._files_total and p.stage == "parse":
+                frac = (self._files_done + p.fraction) / self._files_total
+                self.overall.setValue(int(frac * 1000))
+        done = [r.bar.value() for r in self.rows.values()]
+        if done and p.stage != "embed" and not self._file_stage_seen:
+            self.overall.setValue(max(self.overall.value(), sum(done) // len(done)))
+
+    def finish(self, results: list[IngestResult]) -> None:
+        self.running = False
+        self.results = results
+        for r in results:
+            self._row(r.file).finish(r)
+        for row in self.rows.values():
+            if not row.done:
+                row.state.setText("Not added (cancelled)")
+                row.done = True
+        failed = sum(r.status == "failed" for r in results)
+        ok = sum(r.status in ("added", "updated") for r in results)
+        same = sum(r.status == "unchanged" for r in results)
+        parts = [f"{ok} added"] + ([f"{same} already there"] if same else [])
+        if failed:
+            parts.append(f"{failed} failed")
+        self.title.setText("Import finished: " + ", ".join(parts))
+        self.overall.setValue(1000)
+        self.overall_label.setText("Done." if not failed else "See below why some files failed.")
+        self.button.setText("Dismiss")
+        self.button.setIcon(icon("close"))
+        self.button.setAccessibleName("Dismiss import summary")
+
+    def cancelled(self) -> None:
+        self.running = False
+        self.title.setText("Import cancelled")
+        self.overall_label.setText("Files already added stay in the library.")
+        for row in self.rows.values():
+            if not row.done:
+                row.state.setText("Not added (cancelled)")
+                row.done = True
+        self.button.setText("Dismiss")
+        self.button.setIcon(icon("close"))
+
+    def failed(self, message: str) -> None:
+        self.running = False
+        self.title.setText("Import stopped")
+        self.overall_label.setText(message)
+        self.button.setText("Dismiss")
+
+    def _button(self) -> None:
+        if self.running:
+            self.button.setEnabled(False)
+            self.overall_label.setText("Cancelling…")
+            self.cancel_requested.emit()
+        else:
+            self.setVisible(False)
+            self.button.setEnabled(True)
+            self.dismissed.emit()
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

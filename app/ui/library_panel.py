@@ -1,0 +1,323 @@
+"""Library panel: the documents (title, file, pages, status), which ones to ask, and an empty state.
+
+Why checkboxes: people often want to ask one manual, not the whole shelf; the check state is
+turned into ``doc_ids`` for ``AskService.ask`` (all checked means "no filter").
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QFont, QKeySequence, QPainter
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QStackedWidget,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.models import Document
+from app.ui.theme import icon, muted_color, status_color
+
+logger = logging.getLogger(__name__)
+
+DOC_ROLE = Qt.ItemDataRole.UserRole + 1
+SUB_ROLE = Qt.ItemDataRole.UserRole + 2
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class DocumentDelegate(QStyledItemDelegate):
+    """Two lines per document: the title, then 'file.pdf · 12 pages · Ready' in a muted colour."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        title, opt.text = opt.text, ""
+        style = opt.widget.style() if opt.widget else None
+        if style is None:
+            return
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        rect: QRect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, opt.widget)
+        rect = rect.adjusted(4, 4, -4, -4)
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        painter.save()
+        f = QFont(opt.font)
+        f.setWeight(QFont.Weight.DemiBold)
+        painter.setFont(f)
+        role = opt.palette.ColorRole.HighlightedText if selected else opt.palette.ColorRole.Text
+        painter.setPen(opt.palette.color(role))
+        fm = painter.fontMetrics()
+        line1 = QRect(rect.left(), rect.top(), rect.width(), fm.height())
+        painter.drawText(
+            line1,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            fm.elidedText(title, Qt.TextElideMode.ElideRight, rect.width()),
+        )
+        sub = str(index.data(SUB_ROLE) or "")
+        painter.setFont(opt.font)
+        fm2 = painter.fontMetrics()
+        if not selected:
+            painter.setPen(muted_color())
+        line2 = QRect(rect.left(), line1.bottom() + 3, rect.width(), fm2.height())
+        painter.drawText(
+            line2,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            fm2.elidedText(sub, Qt.TextElideMode.ElideMiddle, rect.width()),
+        )
+        painter.restore()
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:  # noqa: N802
+        fm = option.fontMetrics
+        return QSize(200, fm.height() * 2 + 14)
+
+
+class DropZone(QWidget):
+    """The empty state: what to do first, with the Add button right there."""
+
+    def __init__(self, on_add: Callable[[], None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("dropZone")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        pic = QLabel()
+        pic.setPixmap(icon("drop", muted_color()).pixmap(56, 56))
+        pic.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        head = QLabel("Drop PDFs here")
+        head.setObjectName("dropTitle")
+        head.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        hint = QLabel("Drag PDF files or folders anywhere onto this window, or")
+        hint.setWordWrap(True)
+        hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        hint.setObjectName("mutedLabel")
+        self.add_button = QPushButton(icon("add"), "Add PDFs…")
+        self.add_button.setObjectName("primaryButton")
+        self.add_button.clicked.connect(on_add)
+        note = QLabel("Everything stays on this computer.")
+        note.setObjectName("mutedLabel")
+        note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(16, 16, 16, 16)
+        lay.addStretch(1)
+        lay.addWidget(pic)
+        lay.addSpacing(4)
+        lay.addWidget(head)
+        lay.addWidget(hint)
+        lay.addSpacing(6)
+        lay.addWidget(self.add_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        lay.addSpacing(10)
+        lay.addWidget(note)
+        lay.addStretch(2)
+
+
+class LibraryPanel(QWidget):
+    add_requested = Signal()
+    remove_requested = Signal(str)  # doc_id
+    open_requested = Signal(str)  # doc_id
+    selection_changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.documents: list[Document] = []
+        self._unchecked: set[str] = set()
+        self.confirm_remove: Callable[[Document], bool] = self._confirm
+
+        title = QLabel("Library")
+        title.setObjectName("panelTitle")
+        add = QToolButton()
+        add.setIcon(icon("add"))
+        add.setToolTip("Add PDFs… (Ctrl+O)")
+        add.setAccessibleName("Add PDFs")
+        add.setAutoRaise(True)
+        add.clicked.connect(self.add_requested)
+        head = QHBoxLayout()
+        head.setContentsMargins(0, 0, 0, 0)
+        head.addWidget(title, 1)
+        head.addWidget(add)
+
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter documents")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.setAccessibleName("Filter documents")
+        self.filter.textChanged.connect(self._apply_filter)
+        self.filter.setAcceptDrops(False)
+
+        self.list = QListWidget()
+        self.list.setObjectName("docList")
+        self.list.setItemDelegate(DocumentDelegate(self.list))
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._menu)
+        self.list.itemChanged.connect(self._item_changed)
+        self.list.itemDoubleClicked.connect(lambda it: self.open_requested.emit(it.data(DOC_ROLE)))
+        self.list.setAccessibleName("Documents")
+        self.list.setAcceptDrops(False)
+        delete = QAction("Remove document", self.list)
+        delete.setShortcut(QKeySequence.StandardKey.Delete)
+        delete.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        delete.triggered.connect(self.remove_selected)
+        self.list.addAction(delete)
+
+        self.scope = QLabel("")
+        self.scope.setObjectName("mutedLabel")
+        self.scope.setWordWrap(True)
+        self.btn_all = QPushButton("All")
+        self.btn_all.setObjectName("linkButton")
+        self.btn_all.setToolTip("Ask all documents")
+        self.btn_all.clicked.connect(lambda: self.set_all_checked(True))
+        self.btn_none = QPushButton("None")
+        self.btn_none.setObjectName("linkButton")
+        self.btn_none.setToolTip("Uncheck every document")
+        self.btn_none.clicked.connect(lambda: self.set_all_checked(False))
+        scope_row = QHBoxLayout()
+        scope_row.setContentsMargins(0, 0, 0, 0)
+        scope_row.addWidget(self.scope, 1)
+        scope_row.addWidget(self.btn_all)
+        scope_row.addWidget(self.btn_none)
+
+        listing = QWidget()
+        ll = QVBoxLayout(listing)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.setSpacing(6)
+        ll.addWidget(self.filter)
+        ll.addWidget(self.list, 1)
+        ll.addLayout(scope_row)
+
+        self.drop_zone = DropZone(self.add_requested.emit)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.drop_zone)
+        self.stack.addWidget(listing)
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(10, 8, 6, 6)
+        lay.setSpacing(6)
+        lay.addLayout(head)
+        lay.addWidget(self.stack, 1)
+        self.import_slot = QVBoxLayout()
+        self.import_slot.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(self.import_slot)
+        self._update_scope()
+
+    # --- data --------------------------------------------------------------------
+    def set_documents(self, docs: list[Document]) -> None:
+        self.documents = list(docs)
+        self.list.blockSignals(True)
+        self.list.clear()
+        for d in docs:
+            name = Path(d.file).name
+            status = "Ready" if d.status == "ready" else "Indexed (embedding…)"
+            pages = f"{d.pages} page{'s' if d.pages != 1 else ''}"
+            it = QListWidgetItem(d.title or name)
+            it.setData(DOC_ROLE, d.doc_id)
+            it.setData(SUB_ROLE, f"{name} · {pages} · {status}")
+            it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            it.setCheckState(
+                Qt.CheckState.Unchecked if d.doc_id in self._unchecked else Qt.CheckState.Checked
+            )
+            it.setToolTip(f"{d.title}\n{d.file}\n{pages}, {d.chunks} passages · {status}")
+            it.setData(Qt.ItemDataRole.AccessibleTextRole, f"{d.title}, {name}, {pages}, {status}")
+            if d.status != "ready":
+                it.setForeground(status_color("YELLOW"))
+            self.list.addItem(it)
+        self.list.blockSignals(False)
+        self._unchecked &= {d.doc_id for d in docs}
+        self.stack.setCurrentIndex(1 if docs else 0)
+        self._apply_filter(self.filter.text())
+        self._update_scope()
+
+    def checked_doc_ids(self) -> list[str] | None:
+        """Documents to ask: ``None`` when all are checked (no filter)."""
+        ids = [d.doc_id for d in self.documents if d.doc_id not in self._unchecked]
+        if len(ids) == len(self.documents):
+            return None
+        return ids
+
+    def set_checked(self, doc_id: str, checked: bool) -> None:
+        for i in range(self.list.count()):
+            it = self.list.item(i)
+            if it.data(DOC_ROLE) == doc_id:
+                it.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+
+    def set_all_checked(self, checked: bool) -> None:
+        for d in self.documents:
+            self.set_checked(d.doc_id, checked)
+
+    def selected_doc_ids(self) -> list[str]:
+        return [it.data(DOC_ROLE) for it in self.list.selectedItems()]
+
+    # --- behaviour ------------------------------------------------------------------
+    def _item_changed(self, item: QListWidgetItem) -> None:
+        doc_id = item.data(DOC_ROLE)
+        if item.checkState() == Qt.CheckState.Checked:
+            self._unchecked.discard(doc_id)
+        else:
+            self._unchecked.add(doc_id)
+        self._update_scope()
+        self.selection_changed.emit()
+
+    def _update_scope(self) -> None:
+        n = len(self.documents)
+        ids = self.checked_doc_ids()
+        if n == 0:
+            text = ""
+        elif ids is None:
+            text = f"Asking all {n} document{'s' if n != 1 else ''}"
+        elif not ids:
+            text = "No document checked: check at least one"
+        else:
+            text = f"Asking {len(ids)} of {n} documents"
+        self.scope.setText(text)
+        self.btn_all.setVisible(n > 0 and ids is not None)
+        self.btn_none.setVisible(n > 1 and ids is None)
+
+    def _apply_filter(self, text: str) -> None:
+        needle = text.strip().lower()
+        for i in range(self.list.count()):
+            it = self.list.item(i)
+            hay = f"{it.text()} {it.data(SUB_ROLE)}".lower()
+            it.setHidden(bool(needle) and needle not in hay)
+
+    def _menu(self, pos: object) -> None:
+        item = self.list.itemAt(pos)  # type: ignore[arg-type]
+        if item is None:
+            return
+        menu = QMenu(self)
+        menu.addAction("Open", lambda: self.open_requested.emit(item.data(DOC_ROLE)))
+        menu.addAction("Ask only this document", lambda: self._only(item.data(DOC_ROLE)))
+        menu.addSeparator()
+        menu.addAction(icon("trash"), "Remove from library…", self.remove_selected)
+        menu.exec(self.list.viewport().mapToGlobal(pos))  # type: ignore[arg-type]
+
+    def _only(self, doc_id: str) -> None:
+        for d in self.documents:
+            self.set_checked(d.doc_id, d.doc_id == doc_id)
+
+    def remove_selected(self) -> None:
+        for doc_id in self.selected_doc_ids():
+            doc = next((d for d in self.documents if d.doc_id == doc_id), None)
+            if doc is not None and self.confirm_remove(doc):
+                self.remove_requested.emit(doc_id)
+
+    def _confirm(self, doc: Document) -> bool:
+        answer = QMessageBox.question(
+            self,
+            "Remove document",
+            f"Remove “{doc.title}” from the library?\n\nThe PDF file itself is not deleted.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Yes

@@ -1,0 +1,115 @@
+"""Entry point of the desktop app: ``footnote`` without arguments, or ``footnote-gui``.
+
+Why the care here: errors must be logged to a rotating file and shown in the window rather
+than crash it, and ``--smoke`` lets packaging tests prove the app starts and shows a window.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import threading
+import types
+from pathlib import Path
+
+from app import __version__
+from app.core.logs import setup_logging
+
+logger = logging.getLogger(__name__)
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="footnote-gui", description="Footnote desktop app.")
+    p.add_argument("--library", type=Path, default=None, help="Library folder to open.")
+    p.add_argument(
+        "--smoke",
+        action="store_true",
+        help="Exit with status 0 as soon as the main window is shown.",
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="Debug logging.")
+    p.add_argument("--version", action="version", version=f"footnote {__version__}")
+    args, _unknown = p.parse_known_args(argv)  # Qt options (e.g. -platform) pass through
+    return args
+
+
+def install_excepthook(report: object) -> None:
+    """Unexpected exceptions are logged and shown in the window; the app keeps running."""
+
+    def hook(
+        exc_type: type[BaseException], exc: BaseException, tb: types.TracebackType | None
+    ) -> None:
+        if issubclass(exc_type, KeyboardInterrupt):
+            sys.__excepthook__(exc_type, exc, tb)
+            return
+        logger.error("unexpected error", exc_info=(exc_type, exc, tb))
+        try:
+            report(exc)  # type: ignore[operator]
+        except Exception:  # noqa: BLE001 - never recurse from the hook
+            logger.exception("could not display the error")
+
+    def thread_hook(args: threading.ExceptHookArgs) -> None:
+        if args.exc_value is not None:
+            logger.error(
+                "unexpected error in thread %s",
+                args.thread,
+                exc_info=(args.exc_type, args.exc_value, args.exc_traceback),
+            )
+
+    sys.excepthook = hook
+    threading.excepthook = thread_hook
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parse_args(argv)
+    log_path = setup_logging(verbose=args.verbose)
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.main_window import MainWindow
+    from app.ui.prefs import APP, ORG, load_settings
+    from app.ui.theme import icon, stylesheet
+
+    app = QApplication.instance() or QApplication(
+        [sys.argv[0] if sys.argv else "footnote", *[a for a in argv if a.startswith("-platform")]]
+    )
+    app.setOrganizationName(ORG)
+    app.setApplicationName(APP)
+    app.setApplicationDisplayName("Footnote")
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("footnote")
+    app.setStyleSheet(stylesheet())  # type: ignore[attr-defined]
+    app.setWindowIcon(icon("logo", "#0969da"))  # type: ignore[attr-defined]
+
+    settings = load_settings(args.library)
+    logger.info("Footnote %s starting; library %s; log %s", __version__, settings.library, log_path)
+    window = MainWindow(settings)
+    install_excepthook(
+        lambda exc: window.messages.show_message(
+            "error",
+            "Something went wrong; Footnote keeps running.",
+            f"{type(exc).__name__}: {exc}" + (f" (details in {log_path})" if log_path else ""),
+        )
+    )
+    window.show()
+    if args.smoke:
+        seen: list[bool] = []
+
+        def check_and_quit() -> None:
+            seen.append(window.isVisible() and window.windowHandle() is not None)
+            app.quit()
+
+        QTimer.singleShot(0, check_and_quit)
+        code = app.exec()
+        shown = bool(seen and seen[0])
+        window.session.shutdown()
+        logger.info("smoke: exec=%s shown=%s", code, shown)
+        return 0 if shown else 1
+    QTimer.singleShot(0, window.start)
+    return int(app.exec())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

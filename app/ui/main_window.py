@@ -1,0 +1,497 @@
+"""Main window: library | conversation | sources + PDF viewer, menus, drag and drop, status bar.
+
+Why here: this is the only place that connects the panels to each other and to the
+``Session``; panels never talk to services, and services never know about widgets.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeySequence,
+)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QProgressBar,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.config import Settings
+from app.core.models import Answer, Citation, Document, Source
+from app.core.progress import Progress
+from app.ui import render
+from app.ui.conversation import ConversationPanel
+from app.ui.dialogs import ShortcutsDialog, show_about
+from app.ui.history import load_history, save_history
+from app.ui.import_panel import ImportPanel
+from app.ui.library_panel import LibraryPanel
+from app.ui.message_bar import MessageBar
+from app.ui.pdf_viewer import PdfViewer
+from app.ui.prefs import qsettings, remember_model, save_settings
+from app.ui.session import IngestOutcome, Session, describe_error
+from app.ui.settings_dialog import SettingsDialog
+from app.ui.sources_panel import SourcesPanel
+from app.ui.theme import icon
+from app.ui.workers import Job
+
+logger = logging.getLogger(__name__)
+
+ASK_PHASES = {
+    "retrieve": "Searching your documents…",
+    "search": "Searching your documents…",
+    "prompt": "Preparing the sources…",
+    "load_model": "Loading the model…",
+    "generate": "Writing the answer…",
+    "validate": "Checking every quote against the documents…",
+    "repair": "Repairing citations…",
+}
+
+
+def local_pdf_paths(urls: list) -> list[Path]:  # list[QUrl]
+    """Local files ending in .pdf and folders (the library expands folders)."""
+    out = []
+    for url in urls:
+        if not url.isLocalFile():
+            continue
+        p = Path(url.toLocalFile())
+        if p.is_dir() or p.suffix.lower() == ".pdf" or p.is_file():
+            out.append(p)
+    return out
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Footnote")
+        self.setWindowIcon(icon("logo", "#0969da"))
+        self.setAcceptDrops(True)
+        self.session = Session(settings, self)
+        self.ingest_job: Job | None = None
+        self._pending_paths: list[Path] = []
+        self._resumed_embedding = False
+
+        self.library = LibraryPanel()
+        self.imports = ImportPanel()
+        self.imports.setVisible(False)
+        self.library.import_slot.addWidget(self.imports)
+        self.sources = SourcesPanel()
+        self.conversation = ConversationPanel()
+        self.viewer = PdfViewer()
+        self.messages = MessageBar()
+
+        self.left = QSplitter(Qt.Orientation.Vertical)
+        self.left.addWidget(self.library)
+        self.left.addWidget(self.sources)
+        self.left.setStretchFactor(0, 3)
+        self.left.setStretchFactor(1, 2)
+        self.main_split = QSplitter(Qt.Orientation.Horizontal)
+        self.main_split.addWidget(self.left)
+        self.main_split.addWidget(self.conversation)
+        self.main_split.addWidget(self.viewer)
+        self.main_split.setStretchFactor(1, 1)
+        self.main_split.setStretchFactor(2, 1)
+        self.main_split.setSizes([300, 560, 580])
+        for s in (self.left, self.main_split):
+            s.setChildrenCollapsible(False)
+            s.setHandleWidth(1)
+        central = QWidget()
+        lay = QVBoxLayout(central)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.messages)
+        lay.addWidget(self.main_split, 1)
+        self.setCentralWidget(central)
+
+        self.model_label = QLabel("Opening the library…")
+        self.model_busy = QProgressBar()
+        self.model_busy.setRange(0, 0)
+        self.model_busy.setFixedSize(90, 8)
+        self.model_busy.setTextVisible(False)
+        self.model_busy.setAccessibleName("Busy")
+        self.docs_label = QLabel("")
+        self.statusBar().addWidget(self.model_busy)
+        self.statusBar().addWidget(self.model_label)
+        self.statusBar().addPermanentWidget(self.docs_label)
+
+        self._build_menus()
+        self._connect()
+        self._restore_state()
+        self._load_history()
+
+    # --- construction ------------------------------------------------------------------
+    def _build_menus(self) -> None:
+        m = self.menuBar().addMenu("&File")
+        self.act_add = self._action(
+            m, "&Add PDFs…", self.add_pdfs, QKeySequence.StandardKey.Open, "add"
+        )
+        self._action(m, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"), "settings")
+        m.addSeparator()
+        self._action(m, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        e = self.menuBar().addMenu("&Edit")
+        self.act_copy = self._action(
+            e,
+            "&Copy answer as Markdown",
+            self.copy_last_answer,
+            QKeySequence("Ctrl+Shift+C"),
+            "copy",
+        )
+        self._action(e, "Go to &question", self.conversation.input.setFocus, QKeySequence("Ctrl+L"))
+        self._action(
+            e, "&Filter library", self.library.filter.setFocus, QKeySequence.StandardKey.Find
+        )
+        h = self.menuBar().addMenu("&Help")
+        self._action(h, "&Keyboard shortcuts", self.show_shortcuts, QKeySequence("F1"), "help")
+        self._action(h, "&About Footnote", lambda: show_about(self))
+
+    def _action(
+        self,
+        menu: object,
+        text: str,
+        slot: object,
+        key: object = None,
+        icon_name: str | None = None,
+    ) -> QAction:
+        act = QAction(text, self)
+        if key is not None:
+            act.setShortcut(key)  # type: ignore[arg-type]
+        if icon_name:
+            act.setIcon(icon(icon_name))
+        act.triggered.connect(slot)
+        menu.addAction(act)  # type: ignore[attr-defined]
+        return act
+
+    def _connect(self) -> None:
+        s = self.session
+        s.ready.connect(self._session_ready)
+        s.documents_changed.connect(self._documents_changed)
+        s.model_state.connect(self._model_state)
+        s.model_failed.connect(
+            lambda exc: self.messages.show_message(
+                "error",
+                "The model could not be loaded; the previous one is kept.",
+                describe_error(exc),
+            )
+        )
+        s.error.connect(lambda msg, det: self.messages.show_message("error", msg, det))
+        self.library.add_requested.connect(self.add_pdfs)
+        self.library.remove_requested.connect(self.session.remove)
+        self.library.open_requested.connect(self._open_document)
+        self.library.selection_changed.connect(self._scope_changed)
+        self.imports.cancel_requested.connect(self.cancel_ingest)
+        self.conversation.ask_requested.connect(self.ask)
+        self.conversation.cancel_requested.connect(self.cancel_answer)
+        self.conversation.citation_clicked.connect(self.open_citation)
+        self.conversation.copy_requested.connect(self.copy_answer)
+        self.conversation.answer_selected.connect(self.sources.show_answer)
+        self.sources.source_clicked.connect(self._open_source)
+
+    def start(self) -> None:
+        """Open the library and load the model in the background (after the window shows)."""
+        self.session.start()
+
+    # --- library -------------------------------------------------------------------
+    def _session_ready(self) -> None:
+        self._resumed_embedding = False
+        self.model_label.setText("Library open")
+        if self._pending_paths:
+            paths, self._pending_paths = self._pending_paths, []
+            self.ingest(paths)
+
+    def _documents_changed(self, docs: list[Document]) -> None:
+        self.library.set_documents(docs)
+        ready = sum(d.status == "ready" for d in docs)
+        self.docs_label.setText(f"{len(docs)} documents, {ready} ready" if docs else "No documents")
+        self._scope_changed()
+        if not self._resumed_embedding and self.ingest_job is None:
+            self._resumed_embedding = True  # once per start: finish an interrupted import
+            self.session.embed_pending()
+
+    def _scope_changed(self) -> None:
+        ids = self.library.checked_doc_ids()
+        n = len(self.library.documents)
+        self.conversation.scope_hint.setText(
+            "" if ids is None else f"Asking {len(ids)} of {n} documents (see the checkboxes)"
+        )
+
+    def add_pdfs(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(
+            self, "Add PDFs", str(Path.home()), "PDF files (*.pdf);;All files (*)"
+        )
+        if files:
+            self.ingest([Path(f) for f in files])
+
+    def ingest(self, paths: list[Path]) -> None:
+        if not paths:
+            return
+        if self.session.library is None:
+            self._pending_paths.extend(paths)
+            self.messages.show_message(
+                "info", "The library is still opening; the files will be added in a moment."
+            )
+            return
+        if self.ingest_job is not None:
+            self.messages.show_message(
+                "info",
+                "Another import is running; please wait for it "
+                "to finish (or cancel it) and drop the files again.",
+            )
+            return
+        self.imports.start(paths)
+        self.ingest_job = self.session.ingest(
+            paths,
+            on_progress=self._ingest_progress,
+            on_finished=self._ingest_finished,
+            on_cancelled=self._ingest_cancelled,
+            on_failed=self._ingest_failed,
+        )
+
+    def _ingest_progress(self, p: Progress) -> None:
+        self.imports.on_progress(p)
+        if p.stage == "indexed":
+            self.session.refresh_documents()
+
+    def _ingest_finished(self, outcome: IngestOutcome) -> None:
+        self.ingest_job = None
+        results = outcome.results
+        self.imports.finish(results)
+        if outcome.cancelled:
+            self.imports.cancelled()
+        if outcome.embed_error:
+            self.messages.show_message(
+                "warning",
+                "Documents were added but could not be embedded; keyword search still works.",
+                outcome.embed_error,
+            )
+        failed = [r for r in results if r.status == "failed"]
+        if not failed and any(r.status != "failed" for r in results):
+            self.messages.show_message("info", self.imports.title.text())
+        for r in failed:
+            self.messages.show_message(
+                "error", f"Could not add {Path(r.file).name}.", r.error or "Unknown error."
+            )
+
+    def _ingest_cancelled(self) -> None:
+        self.ingest_job = None
+        self.imports.cancelled()
+
+    def _ingest_failed(self, exc: BaseException) -> None:
+        self.ingest_job = None
+        self.imports.failed(describe_error(exc))
+        self.messages.show_message("error", "The import stopped.", describe_error(exc))
+
+    def cancel_ingest(self) -> None:
+        if self.ingest_job is not None:
+            self.ingest_job.cancel.cancel()
+
+    # --- drag and drop -------------------------------------------------------------------
+    def dragEnterEvent(self, e: QDragEnterEvent) -> None:  # noqa: N802
+        if e.mimeData().hasUrls() and local_pdf_paths(e.mimeData().urls()):
+            e.acceptProposedAction()
+        else:
+            e.ignore()
+
+    def dragMoveEvent(self, e: object) -> None:  # noqa: N802
+        e.acceptProposedAction()  # type: ignore[attr-defined]
+
+    def dropEvent(self, e: QDropEvent) -> None:  # noqa: N802
+        paths = local_pdf_paths(e.mimeData().urls()) if e.mimeData().hasUrls() else []
+        if not paths:
+            e.ignore()
+            return
+        e.acceptProposedAction()
+        self.ingest(paths)
+
+    # --- asking ---------------------------------------------------------------------
+    def ask(self, question: str) -> None:
+        if self.session.asker is None:
+            self.messages.show_message("info", "Footnote is still starting; ask again in a moment.")
+            return
+        ids = self.library.checked_doc_ids()
+        if ids is not None and not ids:
+            self.messages.show_message(
+                "warning",
+                "No document is checked.",
+                "Check at least one document in the library to ask it.",
+            )
+            return
+        if not self.library.documents:
+            self.messages.show_message(
+                "warning",
+                "The library is empty.",
+                "Add PDFs first (drop them on the window or press Ctrl+O).",
+            )
+            return
+        job = self.session.ask(
+            question,
+            ids,
+            on_finished=self._answered,
+            on_failed=self._answer_failed,
+            on_cancelled=self._answer_cancelled,
+            on_progress=self._ask_progress,
+        )
+        if job is not None:
+            self.conversation.begin(question, job)
+
+    def _ask_progress(self, p: Progress) -> None:
+        if self.conversation.active is not None:
+            words = p.message or ASK_PHASES.get(p.stage)
+            if words:
+                self.conversation.active.set_phase(words)
+
+    def _answered(self, answer: Answer) -> None:
+        card = self.conversation.end()
+        if card is not None:
+            card.complete(answer)
+        self.sources.show_answer(answer)
+        self._save_conversation()
+
+    def _answer_failed(self, exc: BaseException) -> None:
+        card = self.conversation.end()
+        text = describe_error(exc)
+        if card is not None:
+            card.fail(text)
+        self.messages.show_message("error", "The question could not be answered.", text)
+
+    def _answer_cancelled(self) -> None:
+        card = self.conversation.end()
+        if card is not None:
+            card.cancelled()
+
+    def cancel_answer(self) -> None:
+        job = self.conversation.job
+        if job is not None:
+            job.cancel.cancel()
+            if self.conversation.active is not None:
+                self.conversation.active.set_phase("Stopping…")
+
+    # --- evidence --------------------------------------------------------------------
+    def _doc_path(self, doc_id: str, fallback: str) -> Path:
+        doc = self.session.document(doc_id)
+        return Path(doc.file) if doc else Path(fallback)
+
+    def open_citation(self, answer: Answer, n: int) -> None:
+        cits: list[Citation] = render.citations_by_n(answer).get(n, [])
+        if not cits:
+            return
+        first = cits[0]
+        path = self._doc_path(first.doc_id, first.file)
+        rects = [tuple(r) for c in cits if c.doc_id == first.doc_id for r in c.rects]
+        if not path.is_file():
+            self.messages.show_message(
+                "error",
+                f"{path.name} is no longer where it was.",
+                f"Expected at {path}. Add it again if it moved.",
+            )
+            return
+        try:
+            self.viewer.show_evidence(path, rects, first.page)  # type: ignore[arg-type]
+        except Exception as exc:  # noqa: BLE001 - a broken file must not crash the window
+            logger.exception("could not open %s", path)
+            self.messages.show_message("error", f"Could not open {path.name}.", str(exc))
+
+    def _open_source(self, answer: Answer, src: Source) -> None:
+        cited = [c for c in answer.citations if c.n == src.n]
+        if cited:
+            self.open_citation(answer, src.n)
+            return
+        path = self._doc_path(src.doc_id, src.file)
+        if path.is_file():
+            self.viewer.open(path, src.page_start)
+
+    def _open_document(self, doc_id: str) -> None:
+        doc = self.session.document(doc_id)
+        if doc is not None and Path(doc.file).is_file():
+            self.viewer.open(Path(doc.file), 1)
+
+    # --- misc actions -----------------------------------------------------------------
+    def copy_answer(self, answer: Answer) -> None:
+        QGuiApplication.clipboard().setText(render.answer_markdown(answer))
+        self.statusBar().showMessage("Answer copied as Markdown", 3000)
+
+    def copy_last_answer(self) -> None:
+        answer = self.conversation.last_answer()
+        if answer is not None:
+            self.copy_answer(answer)
+
+    def show_shortcuts(self) -> None:
+        ShortcutsDialog(self).exec()
+
+    def open_settings(self) -> None:
+        dlg = SettingsDialog(self.session.settings, self)
+        if dlg.exec():
+            self.apply_settings(dlg.result_settings())
+
+    def apply_settings(self, new: Settings) -> None:
+        """Apply dialog changes. The services share one ``Settings`` object, updated in place."""
+        cur = self.session.settings
+        save_settings(new)
+        if new.library != cur.library or new.embedder != cur.embedder:
+            self._save_conversation()
+            self.conversation.clear()
+            self.session.reopen(new)
+            self._load_history()
+            return
+        old_model, old_ctx = cur.model, cur.n_ctx
+        for field in ("top_k", "temperature", "n_ctx", "model"):
+            setattr(cur, field, getattr(new, field))
+        if new.model != old_model or new.n_ctx != old_ctx:
+
+            def revert(_exc: BaseException) -> None:
+                cur.model, cur.n_ctx = old_model, old_ctx
+                save_settings(cur)
+
+            if new.model is not None:
+                remember_model(new.model)
+            self.session.load_model(new.model, on_failed=revert)
+
+    def _model_state(self, text: str, busy: bool) -> None:
+        self.model_label.setText(text)
+        self.model_busy.setVisible(busy)
+
+    # --- persistence --------------------------------------------------------------------
+    def _save_conversation(self) -> None:
+        save_history(self.session.settings.library, self.conversation.answers())
+
+    def _load_history(self) -> None:
+        for answer in load_history(self.session.settings.library):
+            self.conversation.add_finished(answer)
+        last = self.conversation.last_answer()
+        if last is not None:
+            self.sources.show_answer(last)
+            self.conversation.scroll_to_bottom()
+
+    def _restore_state(self) -> None:
+        qs = qsettings()
+        geo = qs.value("window/geometry")
+        if isinstance(geo, QByteArray) and not geo.isEmpty():
+            self.restoreGeometry(geo)
+        else:
+            self.resize(1400, 860)
+        for key, split in (
+            ("window/split_main", self.main_split),
+            ("window/split_left", self.left),
+        ):
+            val = qs.value(key)
+            if isinstance(val, QByteArray) and not val.isEmpty():
+                split.restoreState(val)
+
+    def closeEvent(self, e: QCloseEvent) -> None:  # noqa: N802
+        qs = qsettings()
+        qs.setValue("window/geometry", self.saveGeometry())
+        qs.setValue("window/split_main", self.main_split.saveState())
+        qs.setValue("window/split_left", self.left.saveState())
+        qs.sync()
+        self.session.shutdown()
+        super().closeEvent(e)

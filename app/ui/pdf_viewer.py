@@ -1,0 +1,379 @@
+"""PDF viewer: continuous scrolling pages rendered lazily with PyMuPDF, with evidence highlights.
+
+Why our own viewer: a citation must open at the exact quote with exactly the quoted span
+highlighted, and tests must be able to read back which document, page and rectangles are
+shown. Pages are rendered only when visible, at zoom × devicePixelRatio, and cached.
+Coordinates of highlights are PDF points on 1-based pages, as in ``Citation.rects``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from pathlib import Path
+
+import pymupdf
+from PySide6.QtCore import QPointF, QRectF, Qt, QUrl, Signal
+from PySide6.QtGui import QColor, QDesktopServices, QImage, QKeySequence, QPainter, QPen
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.theme import icon
+
+logger = logging.getLogger(__name__)
+
+Rect5 = tuple[int, float, float, float, float]
+GAP = 12.0
+MARGIN = 16.0
+MIN_ZOOM, MAX_ZOOM = 0.25, 5.0
+
+
+class PageCanvas(QAbstractScrollArea):
+    """The scrolling surface. Geometry in logical pixels; page sizes in points."""
+
+    page_changed = Signal(int)  # 1-based
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("pdfCanvas")
+        self.doc: pymupdf.Document | None = None
+        self.path: Path | None = None
+        self.sizes: list[tuple[float, float]] = []
+        self.tops: list[float] = []
+        self.zoom = 1.0
+        self.fit_width = True
+        self.highlights: list[Rect5] = []
+        self.highlight_path: Path | None = None
+        self._cache: OrderedDict[tuple[int, int], QImage] = OrderedDict()
+        self._last_page = 0
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.verticalScrollBar().valueChanged.connect(self._scrolled)
+        self.horizontalScrollBar().valueChanged.connect(lambda _v: self.viewport().update())
+        self.verticalScrollBar().setSingleStep(40)
+
+    # --- document ------------------------------------------------------------------
+    def open(self, path: Path) -> None:
+        if self.path == path and self.doc is not None:
+            return
+        doc = pymupdf.open(path)
+        if self.doc is not None:
+            self.doc.close()
+        self.doc, self.path = doc, path
+        self.sizes = []
+        for i in range(doc.page_count):
+            r = doc.page_cropbox(i)
+            self.sizes.append((float(r.width), float(r.height)))
+        self._cache.clear()
+        self._last_page = 0
+        self._relayout()
+        self.verticalScrollBar().setValue(0)
+        self._scrolled()
+
+    def close_document(self) -> None:
+        if self.doc is not None:
+            self.doc.close()
+        self.doc, self.path, self.sizes, self.tops = None, None, [], []
+        self._cache.clear()
+        self._relayout()
+
+    @property
+    def page_count(self) -> int:
+        return len(self.sizes)
+
+    # --- geometry ------------------------------------------------------------------
+    def _fit_zoom(self) -> float:
+        if not self.sizes:
+            return 1.0
+        widest = max(w for w, _ in self.sizes)
+        avail = max(100.0, self.viewport().width() - 2 * MARGIN)
+        return max(MIN_ZOOM, min(MAX_ZOOM, avail / widest))
+
+    def _relayout(self) -> None:
+        if self.fit_width:
+            self.zoom = self._fit_zoom()
+        y = MARGIN
+        self.tops = []
+        for _, h in self.sizes:
+            self.tops.append(y)
+            y += h * self.zoom + GAP
+        total_h = y - GAP + MARGIN if self.sizes else 0
+        widest = max((w for w, _ in self.sizes), default=0) * self.zoom + 2 * MARGIN
+        vb, hb = self.verticalScrollBar(), self.horizontalScrollBar()
+        vb.setRange(0, max(0, int(total_h - self.viewport().height())))
+        vb.setPageStep(self.viewport().height())
+        hb.setRange(0, max(0, int(widest - self.viewport().width())))
+        hb.setPageStep(self.viewport().width())
+        self.viewport().update()
+
+    def page_origin(self, index: int) -> QPointF:
+        """Top-left of page ``index`` (0-based) in viewport coordinates."""
+        w = self.sizes[index][0] * self.zoom
+        x = max(MARGIN, (self.viewport().width() - w) / 2) - self.horizontalScrollBar().value()
+        return QPointF(x, self.tops[index] - self.verticalScrollBar().value())
+
+    def visible_pages(self) -> list[int]:
+        top = self.verticalScrollBar().value()
+        bottom = top + self.viewport().height()
+        return [
+            i
+            for i, (_, h) in enumerate(self.sizes)
+            if self.tops[i] < bottom and self.tops[i] + h * self.zoom > top
+        ]
+
+    def current_page(self) -> int:
+        """1-based page under the upper third of the view (0 when no document)."""
+        if not self.sizes:
+            return 0
+        probe = self.verticalScrollBar().value() + self.viewport().height() / 3
+        for i in range(len(self.tops) - 1, -1, -1):
+            if self.tops[i] <= probe:
+                return i + 1
+        return 1
+
+    def set_zoom(self, zoom: float, *, fit: bool = False) -> None:
+        page = self.current_page()
+        self.fit_width = fit
+        self.zoom = max(MIN_ZOOM, min(MAX_ZOOM, zoom))
+        self._cache.clear()
+        self._relayout()
+        if page:
+            self.go_to(page)
+
+    def go_to(self, page: int, y_pt: float | None = None) -> None:
+        """Scroll so ``page`` (1-based) is shown; with ``y_pt``, that height sits a third down."""
+        if not self.sizes:
+            return
+        i = max(0, min(len(self.sizes) - 1, page - 1))
+        target = self.tops[i] - MARGIN / 2
+        if y_pt is not None:
+            target = self.tops[i] + y_pt * self.zoom - self.viewport().height() / 3
+        self.verticalScrollBar().setValue(int(max(0, target)))
+        self._scrolled()
+
+    def scroll_rect_into_view(self, rect: Rect5) -> None:
+        page, x0, y0, x1, _y1 = rect
+        self.go_to(page, y0)
+        i = page - 1
+        if 0 <= i < len(self.sizes):
+            hb = self.horizontalScrollBar()
+            origin = self.page_origin(i).x() + hb.value()
+            left, right = origin + x0 * self.zoom, origin + x1 * self.zoom
+            if left < hb.value() or right > hb.value() + self.viewport().width():
+                hb.setValue(int(left - MARGIN))
+
+    def _scrolled(self, *_: object) -> None:
+        page = self.current_page()
+        if page != self._last_page:
+            self._last_page = page
+            self.page_changed.emit(page)
+        self.viewport().update()
+
+    # --- rendering -----------------------------------------------------------------
+    def _image(self, index: int) -> QImage | None:
+        dpr = self.devicePixelRatioF()
+        key = (index, int(self.zoom * dpr * 1000))
+        img = self._cache.get(key)
+        if img is not None:
+            self._cache.move_to_end(key)
+            return img
+        if self.doc is None:
+            return None
+        try:
+            scale = self.zoom * dpr
+            pix = self.doc.load_page(index).get_pixmap(
+                matrix=pymupdf.Matrix(scale, scale), alpha=False
+            )
+            img = QImage(
+                pix.samples, pix.width, pix.height, pix.stride, QImage.Format.Format_RGB888
+            ).copy()
+        except Exception:  # noqa: BLE001 - one broken page must not break the viewer
+            logger.exception("could not render page %d of %s", index + 1, self.path)
+            return None
+        img.setDevicePixelRatio(dpr)
+        self._cache[key] = img
+        while len(self._cache) > 16:
+            self._cache.popitem(last=False)
+        return img
+
+    def paintEvent(self, _event: object) -> None:  # noqa: N802 - Qt override
+        p = QPainter(self.viewport())
+        p.fillRect(self.viewport().rect(), self.palette().color(self.backgroundRole()).darker(108))
+        show_hl = self.highlight_path is not None and self.highlight_path == self.path
+        for i in self.visible_pages():
+            w, h = self.sizes[i]
+            origin = self.page_origin(i)
+            target = QRectF(origin.x(), origin.y(), w * self.zoom, h * self.zoom)
+            p.fillRect(target.translated(2, 2), QColor(0, 0, 0, 40))
+            p.fillRect(target, Qt.GlobalColor.white)
+            img = self._image(i)
+            if img is not None:
+                p.drawImage(target, img)
+            if show_hl:
+                self._paint_highlights(p, i + 1, origin)
+        p.end()
+
+    def _paint_highlights(self, p: QPainter, page: int, origin: QPointF) -> None:
+        p.setPen(QPen(QColor(230, 170, 0, 200), 1.0))
+        p.setBrush(QColor(255, 221, 0, 95))
+        for pg, x0, y0, x1, y1 in self.highlights:
+            if pg != page:
+                continue
+            r = QRectF(
+                origin.x() + (x0 - 1) * self.zoom,
+                origin.y() + (y0 - 1) * self.zoom,
+                (x1 - x0 + 2) * self.zoom,
+                (y1 - y0 + 2) * self.zoom,
+            )
+            p.drawRoundedRect(r, 2, 2)
+
+    def resizeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)  # type: ignore[arg-type]
+        page = self.current_page()
+        old_zoom = self.zoom
+        self._relayout()
+        if self.fit_width and abs(old_zoom - self.zoom) > 1e-3 and page:
+            self._cache.clear()
+            self.go_to(page)
+
+
+class PdfViewer(QWidget):
+    """Toolbar (page box, zoom, fit width, open externally) over a :class:`PageCanvas`."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.canvas = PageCanvas(self)
+        self.title = QLabel("")
+        self.title.setObjectName("viewerTitle")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.page_box = QSpinBox()
+        self.page_box.setAccessibleName("Page number")
+        self.page_box.setMinimum(1)
+        self.page_box.setKeyboardTracking(False)
+        self.page_box.valueChanged.connect(lambda v: self.canvas.go_to(v))
+        self.page_total = QLabel("of 0")
+        self.zoom_label = QLabel("100%")
+        self.zoom_label.setMinimumWidth(44)
+        self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.btn_out = self._tool("zoom-out", "Zoom out (Ctrl+-)", self.zoom_out)
+        self.btn_in = self._tool("zoom-in", "Zoom in (Ctrl++)", self.zoom_in)
+        self.btn_fit = self._tool("fit-width", "Fit width (Ctrl+0)", self.fit)
+        self.btn_ext = self._tool("external", "Open in system viewer", self.open_external)
+        self.btn_in.setShortcut(QKeySequence.StandardKey.ZoomIn)
+        self.btn_out.setShortcut(QKeySequence.StandardKey.ZoomOut)
+        self.btn_fit.setShortcut(QKeySequence("Ctrl+0"))
+        for b in (self.btn_in, self.btn_out, self.btn_fit):
+            b.setShortcutEnabled(True)
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(8, 4, 8, 4)
+        bar.setSpacing(4)
+        bar.addWidget(self.title, 1)
+        bar.addWidget(QLabel("Page"))
+        bar.addWidget(self.page_box)
+        bar.addWidget(self.page_total)
+        bar.addSpacing(8)
+        for w in (self.btn_out, self.zoom_label, self.btn_in, self.btn_fit, self.btn_ext):
+            bar.addWidget(w)
+        toolbar = QWidget()
+        toolbar.setObjectName("viewerToolbar")
+        toolbar.setLayout(bar)
+
+        empty = QLabel("Click a citation or a source to see the evidence here.")
+        empty.setObjectName("emptyHint")
+        empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        empty.setWordWrap(True)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(empty)
+        self.stack.addWidget(self.canvas)
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(toolbar)
+        lay.addWidget(self.stack, 1)
+        self.canvas.page_changed.connect(self._page_changed)
+        self._update_controls()
+
+    def _tool(self, icon_name: str, tip: str, slot: object) -> QToolButton:
+        b = QToolButton()
+        b.setIcon(icon(icon_name))
+        b.setToolTip(tip)
+        b.setAccessibleName(tip.split(" (")[0])
+        b.setAutoRaise(True)
+        b.clicked.connect(slot)
+        return b
+
+    # --- public API (also used by tests) ----------------------------------------------
+    @property
+    def current_doc(self) -> Path | None:
+        return self.canvas.path
+
+    @property
+    def current_page(self) -> int:
+        return self.canvas.current_page()
+
+    @property
+    def highlight_rects(self) -> list[Rect5]:
+        """Highlighted rectangles (1-based page, PDF points) for the shown document."""
+        if self.canvas.highlight_path != self.canvas.path:
+            return []
+        return list(self.canvas.highlights)
+
+    def open(self, path: Path, page: int = 1) -> None:
+        self.canvas.open(Path(path))
+        self.stack.setCurrentWidget(self.canvas)
+        self.title.setText(Path(path).name)
+        self.title.setToolTip(str(path))
+        self._update_controls()
+        self.canvas.go_to(page)
+
+    def show_evidence(self, path: Path, rects: list[Rect5], page: int) -> None:
+        """Open ``path`` at the quote and highlight exactly ``rects`` until the next call."""
+        self.open(path, page)
+        self.canvas.highlights = [tuple(r) for r in rects]  # type: ignore[misc]
+        self.canvas.highlight_path = Path(path)
+        first = min((r for r in rects if r[0] == page), key=lambda r: r[2], default=None)
+        if first is None and rects:
+            first = rects[0]
+        if first is not None:
+            self.canvas.scroll_rect_into_view(first)
+        else:
+            self.canvas.go_to(page)
+        self.canvas.viewport().update()
+
+    def zoom_in(self) -> None:
+        self.canvas.set_zoom(self.canvas.zoom * 1.2)
+        self._update_controls()
+
+    def zoom_out(self) -> None:
+        self.canvas.set_zoom(self.canvas.zoom / 1.2)
+        self._update_controls()
+
+    def fit(self) -> None:
+        self.canvas.set_zoom(self.canvas._fit_zoom(), fit=True)
+        self._update_controls()
+
+    def open_external(self) -> None:
+        if self.canvas.path is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.canvas.path)))
+
+    def _page_changed(self, page: int) -> None:
+        self.page_box.blockSignals(True)
+        self.page_box.setValue(max(1, page))
+        self.page_box.blockSignals(False)
+
+    def _update_controls(self) -> None:
+        has = self.canvas.page_count > 0
+        for w in (self.page_box, self.btn_in, self.btn_out, self.btn_fit, self.btn_ext):
+            w.setEnabled(has)
+        self.page_box.setMaximum(max(1, self.canvas.page_count))
+        self.page_total.setText(f"of {self.canvas.page_count}")
+        self.zoom_label.setText(f"{round(self.canvas.zoom * 100)}%")

@@ -1,0 +1,206 @@
+"""Presentation of an ``Answer`` as text: HTML with citation anchors, Markdown, plain-word status.
+
+Why: these are pure functions of the contract models, so they are easy to test and the
+widgets stay small. Nothing here decides *what* is true; the validator already did that.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import json
+import re
+from pathlib import Path
+
+from app.core.models import Answer, Citation, DroppedCitation
+
+MARKER = re.compile(r"\[(\d{1,3})\]")
+
+DROP_REASONS = {
+    "out_of_range": "it pointed to a source number that does not exist",
+    "not_retrieved": "it pointed to a source that was not retrieved",
+    "quote_not_found": "its quote was not found in the source",
+    "no_overlap": "its quote does not support the sentence",
+    "number_not_in_source": "a number in the sentence is not in the source",
+    "orphan_marker": "a marker had no quote behind it",
+    "duplicate": "it repeated another citation",
+}
+
+
+def file_name(path: str) -> str:
+    return Path(path).name if path else ""
+
+
+def citations_by_n(answer: Answer) -> dict[int, list[Citation]]:
+    out: dict[int, list[Citation]] = {}
+    for c in answer.citations:
+        out.setdefault(c.n, []).append(c)
+    return out
+
+
+def citation_label(c: Citation) -> str:
+    """Accessible name of a chip: 'Citation 1: usrguide.pdf, page 3'."""
+    return f"Citation {c.n}: {file_name(c.file)}, page {c.page}"
+
+
+def streaming_text(raw: str) -> str:
+    """The readable part of a partly streamed reply.
+
+    The model writes grammar-constrained JSON (``{"mode": ..., "answer": "...", ...}``);
+    while it streams we show only the ``answer`` string decoded so far. Plain text passes.
+    """
+    stripped = raw.lstrip()
+    if not stripped.startswith("{"):
+        return raw
+    m = re.search(r'"answer"\s*:\s*"', stripped)
+    if not m:
+        return ""
+    out: list[str] = []
+    i = m.end()
+    n = len(stripped)
+    while i < n:
+        ch = stripped[i]
+        if ch == '"':
+            break
+        if ch == "\\":
+            if i + 1 >= n:
+                break
+            esc = stripped[i + 1]
+            if esc == "u":
+                if i + 6 > n:
+                    break
+                with contextlib.suppress(ValueError):
+                    out.append(json.loads(f'"{stripped[i : i + 6]}"'))
+                i += 6
+                continue
+            out.append({"n": "\n", "t": "\t", "r": "", "b": "", "f": ""}.get(esc, esc))
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def quote_preview_html(cits: list[Citation], *, section_color: str = "gray") -> str:
+    """Rich-text body of the hover preview: the exact quote(s), then file, page, section."""
+    parts = []
+    for c in cits:
+        where = f"{html.escape(file_name(c.file))} · page {c.page}"
+        section = (
+            f"<div style='color:{section_color}'>{html.escape(c.section)}</div>"
+            if c.section
+            else ""
+        )
+        parts.append(
+            f"<p style='margin:0 0 6px 0'><i>“{html.escape(c.quote)}”</i></p>"
+            f"<div><b>{where}</b></div>{section}"
+        )
+    return "<hr>".join(parts)
+
+
+def answer_html(answer: Answer, *, chip_bg: str, chip_fg: str) -> str:
+    """The answer text with every valid ``[n]`` turned into a chip-styled ``cite:n`` anchor.
+
+    Markers whose citation was dropped are removed rather than shown as unbacked chips.
+    """
+    by_n = citations_by_n(answer)
+    text = answer.answer.strip()
+    out: list[str] = []
+    pos = 0
+    for m in MARKER.finditer(text):
+        out.append(html.escape(text[pos : m.start()]))
+        n = int(m.group(1))
+        if n in by_n:
+            label = html.escape(citation_label(by_n[n][0]))
+            out.append(
+                f"<a href='cite:{n}' title='{label}' style='text-decoration:none;"
+                f"background-color:{chip_bg};color:{chip_fg};font-weight:600;"
+                f"font-size:small'>&#8239;{n}&#8239;</a>"
+            )
+        pos = m.end()
+    out.append(html.escape(text[pos:]))
+    body = "".join(out)
+    paragraphs = [p.replace("\n", "<br>") for p in re.split(r"\n\s*\n", body) if p.strip()]
+    return "".join(f"<p style='margin:0 0 8px 0'>{p}</p>" for p in paragraphs) or "<p></p>"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def dropped_text(dropped: list[DroppedCitation]) -> str:
+    if not dropped:
+        return ""
+    reasons: dict[str, int] = {}
+    for d in dropped:
+        reasons[d.reason] = reasons.get(d.reason, 0) + 1
+    details = "; ".join(
+        DROP_REASONS.get(r, r.replace("_", " ")) + (f" (×{k})" if k > 1 else "")
+        for r, k in reasons.items()
+    )
+    return f"{_plural(len(dropped), 'citation')} removed: {details}."
+
+
+def status_text(answer: Answer) -> tuple[str, str]:
+    """(level, plain words) for the status line. Level is GREEN, YELLOW, RED or REFUSAL."""
+    v = answer.validation
+    if answer.kind == "refusal" or answer.mode == "refuse":
+        msg = "Not answered: the selected documents do not seem to contain the answer."
+        extra = dropped_text(v.dropped)
+        return "REFUSAL", f"{msg} {extra}".strip()
+    if v.status == "GREEN":
+        msg = "All claims cited and verified against the documents."
+    elif v.status == "YELLOW":
+        msg = "Some sentences have no citation; check them before relying on them."
+    else:
+        msg = "Citations could not be verified; treat this answer with caution."
+    extras = [dropped_text(v.dropped)]
+    if v.repaired:
+        extras.append("The model's first reply was repaired.")
+    return v.status, " ".join([msg, *[e for e in extras if e]])
+
+
+def _secs(ms: float) -> str:
+    return f"{ms / 1000:.1f} s" if ms >= 1000 else f"{ms:.0f} ms"
+
+
+def timings_text(timings: dict[str, float]) -> str:
+    """Short human summary: total time, and when the first words appeared."""
+    total = timings.get("total")
+    if total is None:
+        total = sum(v for k, v in timings.items() if not k.endswith("_tokens"))
+    if not total:
+        return ""
+    first = timings.get("first_token")
+    return _secs(total) + (f" · first words after {_secs(first)}" if first else "")
+
+
+def timings_tooltip(timings: dict[str, float]) -> str:
+    lines = []
+    for k, v in timings.items():
+        name = k.replace("_", " ")
+        lines.append(f"{name}: {int(v)}" if k.endswith("_tokens") else f"{name}: {_secs(v)}")
+    return "\n".join(lines)
+
+
+def answer_markdown(answer: Answer) -> str:
+    """Markdown with ``[^n]`` footnotes giving file, page and the exact quote."""
+    by_n = citations_by_n(answer)
+
+    def sub(m: re.Match[str]) -> str:
+        n = int(m.group(1))
+        return f"[^{n}]" if n in by_n else ""
+
+    body = MARKER.sub(sub, answer.answer.strip())
+    lines = [f"**Q:** {answer.question}", "", body]
+    if answer.kind == "extractive":
+        lines += ["", "_Extractive answer: sentences quoted from the documents._"]
+    if answer.kind == "refusal" or answer.mode == "refuse":
+        lines += ["", "_Not answered from the documents._"]
+    if by_n:
+        lines.append("")
+        for n in sorted(by_n):
+            quotes = " … ".join(f"“{c.quote}”" for c in by_n[n])
+            c0 = by_n[n][0]
+            lines.append(f"[^{n}]: {file_name(c0.file)}, page {c0.page}: {quotes}")
+    return "\n".join(lines) + "\n"

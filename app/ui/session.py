@@ -1,0 +1,267 @@
+"""The GUI's handle on the services: owns ``Library`` and ``AskService`` and runs them off-thread.
+
+Why: widgets should only say *what* to do (ingest these paths, ask this question); this
+object decides *where* it runs. Pools: "model" (load model, answer: one at a time, the model
+is not re-entrant), "ingest" (parse, index, embed) and "io" (quick library queries, creating
+the services). Every result comes back as a Qt signal on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+
+from app.core.config import Settings
+from app.core.errors import Cancelled
+from app.core.models import Answer, Document, IngestResult
+from app.core.progress import Progress
+from app.ui.workers import Job, JobRunner
+
+if TYPE_CHECKING:
+    from app.services.ask import AskService
+    from app.services.library import Library
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class IngestOutcome:
+    """What an import job returns: per-file results, and whether it was cut short."""
+
+    results: list[IngestResult]
+    cancelled: bool = False
+    embed_error: str | None = None
+
+
+class Session(QObject):
+    """Services plus the background machinery to call them without freezing the window."""
+
+    ready = Signal()  # services constructed
+    documents_changed = Signal(list)  # list[Document]
+    model_state = Signal(str, bool)  # message, busy
+    model_failed = Signal(object)  # exception while loading a model
+    error = Signal(str, str)  # message, details
+
+    def __init__(self, settings: Settings, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.runner = JobRunner(self)
+        self.library: Library | None = None
+        self.asker: AskService | None = None
+        self.documents: list[Document] = []
+        self.model_name = ""
+        self.model_loaded = False
+        self._closing = False
+
+    # --- start-up ------------------------------------------------------------------
+    def start(self) -> None:
+        """Create the services off the GUI thread (imports LanceDB etc.), then warm up the model."""
+
+        def build(_: Job) -> tuple[Library, AskService]:
+            from app.services.ask import AskService
+            from app.services.library import Library
+
+            self.settings.library.mkdir(parents=True, exist_ok=True)
+            lib = Library(self.settings)
+            return lib, AskService(lib, self.settings)
+
+        self.runner.submit(
+            "io",
+            build,
+            name="open-library",
+            on_finished=self._built,
+            on_failed=self._fail("Could not open the library."),
+        )
+
+    def _built(self, pair: tuple[Library, AskService]) -> None:
+        self.library, self.asker = pair
+        self.ready.emit()
+        self.refresh_documents()
+        self.load_model(self.settings.model)
+
+    def reopen(self, settings: Settings) -> None:
+        """Library folder or embedder changed: build fresh services for the new settings."""
+        self.settings = settings
+        self.library = None
+        self.asker = None
+        self.model_loaded = False
+        self.start()
+
+    # --- library -------------------------------------------------------------------
+    def refresh_documents(self) -> None:
+        lib = self.library
+        if lib is None:
+            return
+        self.runner.submit(
+            "io",
+            lambda _j: lib.documents(),
+            name="documents",
+            on_finished=self._set_documents,
+            on_failed=self._fail("Could not list the documents."),
+        )
+
+    def _set_documents(self, docs: list[Document]) -> None:
+        self.documents = sorted(docs, key=lambda d: (d.title or Path(d.file).name).lower())
+        self.documents_changed.emit(self.documents)
+
+    def document(self, doc_id: str) -> Document | None:
+        return next((d for d in self.documents if d.doc_id == doc_id), None)
+
+    def ingest(
+        self,
+        paths: Sequence[Path],
+        *,
+        on_progress: Callable[[Progress], None],
+        on_finished: Callable[[IngestOutcome], None],
+        on_cancelled: Callable[[], None],
+        on_failed: Callable[[BaseException], None],
+    ) -> Job | None:
+        """Parse and index (keyword-searchable at once), then embed as a second phase."""
+        lib = self.library
+        if lib is None:
+            return None
+
+        def work(job: Job) -> IngestOutcome:
+            results = lib.ingest(
+                list(paths), on_progress=job.report, cancel=job.cancel, embed=False
+            )
+            out = IngestOutcome(results)
+            if job.cancel.cancelled:
+                out.cancelled = True
+                return out
+            job.report(Progress("indexed", 1, 1, message="indexed"))
+            try:
+                lib.embed_pending(on_progress=job.report, cancel=job.cancel)
+            except Cancelled:
+                out.cancelled = True
+            except Exception as exc:  # noqa: BLE001 - documents stay keyword-searchable
+                logger.exception("embedding failed")
+                out.embed_error = describe_error(exc)
+            return out
+
+        def after() -> None:
+            self.refresh_documents()
+
+        return self.runner.submit(
+            "ingest",
+            work,
+            name="ingest",
+            on_progress=on_progress,
+            on_finished=on_finished,
+            on_cancelled=on_cancelled,
+            on_failed=on_failed,
+            on_done=after,
+        )
+
+    def embed_pending(self) -> None:
+        """Finish embeddings left over from an interrupted session (background, silent)."""
+        lib = self.library
+        if lib is None or not any(d.status == "indexed" for d in self.documents):
+            return
+        self.runner.submit(
+            "ingest",
+            lambda j: lib.embed_pending(cancel=j.cancel),
+            name="embed-pending",
+            on_done=self.refresh_documents,
+            on_failed=self._fail("Could not finish indexing."),
+        )
+
+    def remove(self, doc_id: str) -> None:
+        lib = self.library
+        if lib is None:
+            return
+        self.runner.submit(
+            "io",
+            lambda _j: lib.remove(doc_id),
+            name="remove",
+            on_done=self.refresh_documents,
+            on_failed=self._fail("Could not remove the document."),
+        )
+
+    # --- model ----------------------------------------------------------------------
+    def load_model(
+        self, path: Path | None, *, on_failed: Callable[[BaseException], None] | None = None
+    ) -> None:
+        asker = self.asker
+        if asker is None:
+            return
+        label = path.name if path else "the embedded model"
+        self.model_state.emit(f"Loading {label}…", True)
+
+        def work(_: Job) -> str:
+            asker.load_model(path)
+            return str(getattr(asker.model, "name", "") or label)
+
+        def loaded(name: str) -> None:
+            self.model_loaded = True
+            self.model_name = name
+            self.model_state.emit(f"Model: {name}", False)
+
+        def failed(exc: BaseException) -> None:
+            prev = self.model_name or "none loaded"
+            self.model_state.emit(f"Model: {prev}", False)
+            self.model_failed.emit(exc)
+            if on_failed:
+                on_failed(exc)
+
+        self.runner.submit("model", work, name="load-model", on_finished=loaded, on_failed=failed)
+
+    def ask(
+        self,
+        question: str,
+        doc_ids: list[str] | None,
+        *,
+        on_finished: Callable[[Answer], None],
+        on_failed: Callable[[BaseException], None],
+        on_cancelled: Callable[[], None],
+        on_progress: Callable[[Progress], None] | None = None,
+    ) -> Job | None:
+        asker = self.asker
+        if asker is None:
+            return None
+        top_k = self.settings.top_k
+
+        def work(job: Job) -> Answer:
+            return asker.ask(
+                question,
+                doc_ids=doc_ids,
+                top_k=top_k,
+                on_token=job.push_token,
+                on_progress=job.report,
+                cancel=job.cancel,
+            )
+
+        return self.runner.submit(
+            "model",
+            work,
+            name="ask",
+            on_finished=on_finished,
+            on_failed=on_failed,
+            on_cancelled=on_cancelled,
+            on_progress=on_progress,
+        )
+
+    # --- helpers --------------------------------------------------------------------
+    def _fail(self, message: str) -> Callable[[BaseException], None]:
+        def handler(exc: BaseException) -> None:
+            self.error.emit(message, describe_error(exc))
+
+        return handler
+
+    def shutdown(self) -> None:
+        self._closing = True
+        self.runner.cancel_all()
+        self.runner.wait(20000)
+
+
+def describe_error(exc: BaseException) -> str:
+    """A user-readable sentence for any exception (typed errors carry their own hint)."""
+    text: Any = getattr(exc, "user_text", None)
+    if callable(text):
+        return str(text())
+    return f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,164 @@
+"""Settings dialog: chat model (the embedded default is always a choice), embedder folder,
+answer parameters and the library folder.
+
+Why it returns a new ``Settings`` instead of applying itself: the main window applies changes
+off the GUI thread (loading a model takes seconds) and reverts on failure.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.config import Settings
+from app.core.resources import DEFAULT_CHAT_MODEL_NAME, DEFAULT_EMBEDDER_NAME
+from app.ui.prefs import recent_models
+
+logger = logging.getLogger(__name__)
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.setMinimumWidth(560)
+        self.base = settings
+
+        self.model = QComboBox()
+        self.model.setAccessibleName("Chat model")
+        self.model.addItem(DEFAULT_CHAT_MODEL_NAME, "")
+        seen = {""}
+        for path in ([str(settings.model)] if settings.model else []) + recent_models():
+            if path not in seen:
+                seen.add(path)
+                self.model.addItem(Path(path).name, path)
+                self.model.setItemData(self.model.count() - 1, path, 3)  # tooltip role
+        self.model.setCurrentIndex(max(0, self.model.findData(str(settings.model or ""))))
+        browse_model = QPushButton("Choose GGUF…")
+        browse_model.clicked.connect(self._pick_model)
+
+        self.embedder = QLineEdit(str(settings.embedder or ""))
+        self.embedder.setPlaceholderText(DEFAULT_EMBEDDER_NAME)
+        self.embedder.setAccessibleName("Embedding model folder")
+        self.embedder.setClearButtonEnabled(True)
+        browse_emb = QPushButton("Choose folder…")
+        browse_emb.clicked.connect(self._pick_embedder)
+
+        self.top_k = QSpinBox()
+        self.top_k.setRange(1, 50)
+        self.top_k.setValue(settings.top_k)
+        self.top_k.setAccessibleName("Passages per question")
+        self.temperature = QDoubleSpinBox()
+        self.temperature.setRange(0.0, 2.0)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setDecimals(2)
+        self.temperature.setValue(settings.temperature)
+        self.temperature.setAccessibleName("Temperature")
+        self.n_ctx = QSpinBox()
+        self.n_ctx.setRange(512, 131072)
+        self.n_ctx.setSingleStep(512)
+        self.n_ctx.setValue(settings.n_ctx)
+        self.n_ctx.setSuffix(" tokens")
+        self.n_ctx.setAccessibleName("Context size")
+
+        self.library = QLineEdit(str(settings.library))
+        self.library.setAccessibleName("Library folder")
+        browse_lib = QPushButton("Choose folder…")
+        browse_lib.clicked.connect(self._pick_library)
+
+        form = QFormLayout()
+        form.addRow("Chat model:", _row(self.model, browse_model))
+        form.addRow("", _note("A GGUF file. The embedded model is always available."))
+        form.addRow("Embedding model:", _row(self.embedder, browse_emb))
+        form.addRow(
+            "",
+            _note(
+                "A sentence-transformers folder. Empty = the embedded model. "
+                "Changing it re-opens the library."
+            ),
+        )
+        form.addRow("Passages per question (top-k):", self.top_k)
+        form.addRow("Temperature:", self.temperature)
+        form.addRow("Context size:", self.n_ctx)
+        form.addRow("Library folder:", _row(self.library, browse_lib))
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(buttons)
+
+    def _pick_model(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Choose a GGUF model", "", "GGUF models (*.gguf);;All files (*)"
+        )
+        if path:
+            self.set_model_path(path)
+
+    def set_model_path(self, path: str) -> None:
+        idx = self.model.findData(path)
+        if idx < 0:
+            self.model.addItem(Path(path).name, path)
+            idx = self.model.count() - 1
+        self.model.setCurrentIndex(idx)
+
+    def _pick_embedder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Choose an embedding model folder")
+        if path:
+            self.embedder.setText(path)
+
+    def _pick_library(self) -> None:
+        path = QFileDialog.getExistingDirectory(
+            self, "Choose the library folder", self.library.text()
+        )
+        if path:
+            self.library.setText(path)
+
+    def result_settings(self) -> Settings:
+        model = self.model.currentData() or None
+        emb = self.embedder.text().strip() or None
+        lib = self.library.text().strip() or str(self.base.library)
+        return self.base.model_copy(
+            update={
+                "model": Path(model) if model else None,
+                "embedder": Path(emb) if emb else None,
+                "top_k": self.top_k.value(),
+                "temperature": round(self.temperature.value(), 2),
+                "n_ctx": self.n_ctx.value(),
+                "library": Path(lib).expanduser(),
+            }
+        )
+
+
+def _row(*widgets: QWidget) -> QWidget:
+    w = QWidget()
+    lay = QHBoxLayout(w)
+    lay.setContentsMargins(0, 0, 0, 0)
+    for i, x in enumerate(widgets):
+        lay.addWidget(x, 1 if i == 0 else 0)
+    return w
+
+
+def _note(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("mutedLabel")
+    label.setWordWrap(True)
+    return label

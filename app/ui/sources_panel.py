@@ -1,0 +1,95 @@
+"""Sources panel: every passage retrieved for the current answer, the cited ones marked.
+
+Why show uncited sources too: it tells the reader what the model saw, which makes a refusal
+or a thin answer understandable. Clicking a source opens it in the viewer.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+
+from app.core.models import Answer, Source
+from app.ui.library_panel import SUB_ROLE, DocumentDelegate
+from app.ui.theme import icon, status_color
+
+logger = logging.getLogger(__name__)
+
+SOURCE_ROLE = Qt.ItemDataRole.UserRole + 3
+
+
+class SourcesPanel(QWidget):
+    source_clicked = Signal(object, object)  # Answer, Source
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.answer: Answer | None = None
+        title = QLabel("Sources")
+        title.setObjectName("panelTitle")
+        self.hint = QLabel("Passages retrieved for the selected answer appear here.")
+        self.hint.setObjectName("mutedLabel")
+        self.hint.setWordWrap(True)
+        self.list = QListWidget()
+        self.list.setObjectName("sourceList")
+        self.list.setItemDelegate(DocumentDelegate(self.list))
+        self.list.setAccessibleName("Sources of the answer")
+        self.list.itemActivated.connect(self._clicked)
+        self.list.itemClicked.connect(self._clicked)
+        self.list.setAcceptDrops(False)
+        self.list.setVisible(False)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(10, 8, 6, 6)
+        lay.setSpacing(6)
+        lay.addWidget(title)
+        lay.addWidget(self.hint)
+        lay.addWidget(self.list, 1)
+
+    def show_answer(self, answer: Answer | None) -> None:
+        self.answer = answer
+        self.list.clear()
+        sources = answer.sources if answer else []
+        cited = {c.n for c in answer.citations} if answer else set()
+        for s in sorted(sources, key=lambda s: (s.n not in cited, s.n)):
+            name = Path(s.file).name
+            pages = f"p. {s.page_start}" + (f"–{s.page_end}" if s.page_end > s.page_start else "")
+            mark = "Cited" if s.n in cited else "Not cited"
+            it = QListWidgetItem(f"[{s.n}]  {s.title or name}")
+            it.setData(
+                SUB_ROLE, f"{mark} · {name} · {pages}" + (f" · {s.section}" if s.section else "")
+            )
+            it.setData(SOURCE_ROLE, s.n)
+            snippet = s.text if len(s.text) < 500 else s.text[:500] + "…"
+            it.setToolTip(f"{s.title}\n{name}, {pages}\n\n{snippet}")
+            it.setData(
+                Qt.ItemDataRole.AccessibleTextRole, f"Source {s.n}, {mark.lower()}: {name}, {pages}"
+            )
+            if s.n in cited:
+                it.setIcon(icon("check", status_color("GREEN")))
+                f = QFont(self.list.font())
+                f.setBold(True)
+                it.setFont(f)
+            else:
+                it.setIcon(icon("document", "#888888"))
+            self.list.addItem(it)
+        self.list.setVisible(bool(sources))
+        if answer is None:
+            self.hint.setText("Passages retrieved for the selected answer appear here.")
+        elif not sources:
+            self.hint.setText("No passages were retrieved for this answer.")
+        else:
+            n = len(cited & {s.n for s in sources})
+            self.hint.setText(f"{len(sources)} passages retrieved, {n} cited.")
+
+    def source(self, n: int) -> Source | None:
+        if self.answer is None:
+            return None
+        return next((s for s in self.answer.sources if s.n == n), None)
+
+    def _clicked(self, item: QListWidgetItem) -> None:
+        src = self.source(int(item.data(SOURCE_ROLE)))
+        if src is not None and self.answer is not None:
+            self.source_clicked.emit(self.answer, src)
