@@ -60,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
                 "The library is empty: nothing to search. Add PDFs with: footnote ingest PATH...",
                 file=sys.stderr,
             )
+        else:
+            library.warm_up()  # load models once, so timings_ms measure the queries alone
         for query in queries:
             hits, timings = library.search(query, top_k=args.top_k, doc_ids=args.doc_ids)
             obj = {
