@@ -1,0 +1,138 @@
+"""Pure ranking helpers for hybrid search: query sanitising, rank fusion, de-duplication.
+
+Kept free of any store or model so the rules can be unit-tested with plain data and
+tuned by the benchmark without touching I/O code.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+logger = logging.getLogger(__name__)
+
+# Words that carry no topic in a question; BM25's IDF already discounts them, but
+# leaving them out keeps the FTS query short and stops a question made only of
+# common words from matching every chunk.
+STOP_WORDS = frozenset(
+    """a about above after again all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers him his how i if in into is it its itself
+    just me more most my no nor not of off on once only or other our out over own same she
+    should so some such than that the their them then there these they this those through
+    to too under until up very was we were what when where which while who whom why will
+    with would you your yours use used using want way get make please tell know""".split()  # noqa: SIM905
+)
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+MAX_QUERY_TERMS = 32
+
+
+def query_terms(query: str) -> list[str]:
+    """Distinct lower-case word tokens of ``query`` in order, stop words removed.
+
+    Only letters and digits survive, so quotes, colons, brackets, backslashes
+    (``\\newcommand``), ``@`` and operators like AND/OR/NOT syntax characters can never
+    reach a full-text query parser. If every word is a stop word the words are kept,
+    so "what is it" still searches for something.
+    """
+    words = [w.lower() for w in _TOKEN.findall(query)]
+    content = [w for w in words if w not in STOP_WORDS]
+    chosen = content or words
+    return list(dict.fromkeys(chosen))[:MAX_QUERY_TERMS]
+
+
+def sanitize_fts_query(query: str) -> str:
+    """A full-text query string that is safe for any FTS parser: plain words and spaces."""
+    return " ".join(query_terms(query))
+
+
+def reciprocal_rank_fusion(
+    ranked: Sequence[tuple[Sequence[str], float]], *, k: float = 60.0
+) -> dict[str, float]:
+    """Weighted RRF: ``sum(weight / (k + rank))`` over the lists an id appears in (rank from 1).
+
+    Why RRF: BM25 scores and cosine similarities live on unrelated scales; ranks do
+    not, and RRF is robust to one list being much longer or noisier than the other.
+    """
+    scores: dict[str, float] = {}
+    for ids, weight in ranked:
+        if weight == 0:
+            continue
+        for rank, cid in enumerate(ids, start=1):
+            scores[cid] = scores.get(cid, 0.0) + weight / (k + rank)
+    return scores
+
+
+@dataclass(frozen=True)
+class Passage:
+    """What de-duplication needs to know about a candidate chunk."""
+
+    chunk_id: str
+    doc_id: str
+    ordinal: int
+    text: str
+
+
+def _shingles(text: str, n: int = 4) -> set[tuple[str, ...]]:
+    words = [w.lower() for w in _TOKEN.findall(text)]
+    if len(words) < n:
+        return {tuple(words)} if words else set()
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def containment(a: set[tuple[str, ...]], b: set[tuple[str, ...]]) -> float:
+    """Share of the smaller shingle set that also occurs in the other (0..1)."""
+    if not a or not b:
+        return 0.0
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    return len(small & large) / len(small)
+
+
+def dedupe(
+    passages: Iterable[Passage],
+    *,
+    overlap: float = 0.6,
+    adjacent: bool = False,
+    limit: int | None = None,
+) -> list[Passage]:
+    """Keep passages in order, dropping any that repeat one already kept.
+
+    A passage is a duplicate when most of it (``overlap`` of its word 4-grams) occurs
+    in a kept passage: the overlapping windows the chunker makes, or the same text
+    repeated in two documents. With ``adjacent=True`` a chunk right next to a kept
+    chunk of the same document (ordinal +-1) is dropped as well, which spreads the
+    results over more places in the library.
+    """
+    kept: list[Passage] = []
+    kept_shingles: list[set[tuple[str, ...]]] = []
+    for p in passages:
+        sh = _shingles(p.text)
+        if any(
+            (adjacent and q.doc_id == p.doc_id and abs(q.ordinal - p.ordinal) <= 1)
+            or containment(sh, qsh) >= overlap
+            for q, qsh in zip(kept, kept_shingles, strict=True)
+        ):
+            continue
+        kept.append(p)
+        kept_shingles.append(sh)
+        if limit is not None and len(kept) >= limit:
+            break
+    return kept
+
+
+def title_overlap(terms: Sequence[str], title: str) -> float:
+    """Share of the query's content terms that appear in a section title (0..1)."""
+    if not terms or not title:
+        return 0.0
+    words = {w.lower() for w in _TOKEN.findall(title)}
+    return sum(1 for t in terms if t in words) / len(terms)
+
+
+def term_coverage(terms: Sequence[str], text: str) -> float:
+    """Share of the query's content terms that occur in ``text`` (0..1)."""
+    if not terms:
+        return 0.0
+    words = {w.lower() for w in _TOKEN.findall(text)}
+    return sum(1 for t in terms if t in words) / len(terms)

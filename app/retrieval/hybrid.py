@@ -1,0 +1,180 @@
+"""Hybrid search: BM25 and vector results fused by reciprocal rank fusion.
+
+Why both: keyword search nails exact names (``\\newcommand``, ``longtable``, error
+texts) that an embedding blurs, while the embedding finds paraphrases a question
+uses instead of the manual's words. Documents whose embeddings are still being
+computed are searchable by keyword alone, ranked as if both lists agreed, so a
+freshly added PDF is not buried under fully embedded ones.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from app.core.models import Chunk, Document, SearchHit
+from app.core.protocols import Embedder
+from app.retrieval.fusion import (
+    Passage,
+    dedupe,
+    query_terms,
+    reciprocal_rank_fusion,
+    term_coverage,
+    title_overlap,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class SearchStore(Protocol):
+    """The part of ``app.store.Store`` that retrieval reads (retrieval may not import store)."""
+
+    def text_search(
+        self, query: str, k: int, doc_ids: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]: ...
+
+    def vector_search(
+        self, vec: np.ndarray, k: int, doc_ids: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]: ...
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]: ...
+
+    def documents(self) -> list[Document]: ...
+
+
+@dataclass
+class FusionParams:
+    """Tunable knobs, set from the benchmark's measurements (tests/bench/bench_ingest.py)."""
+
+    text_weight: float = 1.0
+    vector_weight: float = 1.0
+    rrf_k: float = 60.0
+    candidates: int = 40  # per list; more costs time and rarely changes the top 8
+    title_boost: float = 0.0  # added per share of query terms found in the section title
+    coverage_boost: float = 0.0  # added per share of query terms found in the chunk text
+    dedupe_overlap: float = 0.6
+    dedupe_adjacent: bool = False
+
+
+class HybridRetriever:
+    """``search(query, top_k, doc_ids) -> list[SearchHit]`` over a store and an embedder.
+
+    ``embedder`` may be None: then the search is keyword-only (useful while the model
+    loads, and in tests). Thread-safe as long as the store and embedder are.
+    """
+
+    def __init__(
+        self,
+        store: SearchStore,
+        embedder: Embedder | None,
+        params: FusionParams | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.params = params or FusionParams()
+        self.last_timings: dict[str, float] = {}
+
+    def search(
+        self, query: str, top_k: int = 8, doc_ids: Sequence[str] | None = None
+    ) -> list[SearchHit]:
+        hits, _ = self.search_with_timings(query, top_k=top_k, doc_ids=doc_ids)
+        return hits
+
+    def search_with_timings(
+        self, query: str, top_k: int = 8, doc_ids: Sequence[str] | None = None
+    ) -> tuple[list[SearchHit], dict[str, float]]:
+        """Hits best first, and where the time went (ms): embed, text, vector, fetch, total."""
+        t0 = time.perf_counter()
+        timings: dict[str, float] = {}
+        p = self.params
+        if top_k <= 0 or not query.strip() or (doc_ids is not None and not doc_ids):
+            return [], {"total": _ms(t0)}
+        scope = list(dict.fromkeys(doc_ids)) if doc_ids is not None else None
+        docs = {d.doc_id: d for d in self.store.documents()}
+        if scope is not None:
+            scope = [d for d in scope if d in docs]
+            if not scope:
+                return [], {"total": _ms(t0)}
+        in_scope = [docs[d] for d in scope] if scope is not None else list(docs.values())
+        pending = {d.doc_id for d in in_scope if d.status != "ready"}
+        n = max(p.candidates, 2 * top_k)
+        terms = query_terms(query)
+
+        t = time.perf_counter()
+        text_ids = (
+            [cid for cid, _ in self.store.text_search(" ".join(terms), n, scope)] if terms else []
+        )
+        timings["text"] = _ms(t)
+
+        vec_ids: list[str] = []
+        if self.embedder is not None and len(pending) < len(in_scope):
+            t = time.perf_counter()
+            vec = self.embedder.embed([query])[0]
+            timings["embed"] = _ms(t)
+            t = time.perf_counter()
+            vec_ids = [cid for cid, _ in self.store.vector_search(vec, n, scope)]
+            timings["vector"] = _ms(t)
+
+        scores = reciprocal_rank_fusion(
+            [(text_ids, p.text_weight), (vec_ids, p.vector_weight)], k=p.rrf_k
+        )
+        if pending:
+            # Keyword-only documents: count their keyword rank for both lists.
+            in_vec = set(vec_ids)
+            for rank, cid in enumerate(text_ids, start=1):
+                if cid not in in_vec and _doc_of(cid) in pending:
+                    scores[cid] += p.vector_weight / (p.rrf_k + rank)
+
+        order = sorted(scores, key=lambda c: -scores[c])
+        pool = order[: max(3 * top_k, top_k + 16)]
+        t = time.perf_counter()
+        chunks = {c.chunk_id: c for c in self.store.get_chunks(pool)}
+        timings["fetch"] = _ms(t)
+        if p.title_boost or p.coverage_boost:
+            for cid, c in chunks.items():
+                scores[cid] += p.title_boost * title_overlap(terms, c.section) / p.rrf_k
+                scores[cid] += p.coverage_boost * term_coverage(terms, c.text) / p.rrf_k
+            pool.sort(key=lambda c: -scores[c])
+        kept = dedupe(
+            (
+                Passage(c.chunk_id, c.doc_id, c.ordinal, c.text)
+                for c in (chunks[cid] for cid in pool if cid in chunks)
+            ),
+            overlap=p.dedupe_overlap,
+            adjacent=p.dedupe_adjacent,
+            limit=top_k,
+        )
+        hits = []
+        for rank, passage in enumerate(kept, start=1):
+            c = chunks[passage.chunk_id]
+            d = docs.get(c.doc_id)
+            hits.append(
+                SearchHit(
+                    rank=rank,
+                    chunk_id=c.chunk_id,
+                    doc_id=c.doc_id,
+                    file=d.file if d else "",
+                    title=d.title if d else "",
+                    page_start=c.page_start,
+                    page_end=c.page_end,
+                    section=c.section,
+                    score=round(scores[c.chunk_id], 6),
+                    text=c.text,
+                )
+            )
+        timings["total"] = _ms(t0)
+        self.last_timings = timings
+        return hits, timings
+
+
+def _doc_of(chunk_id: str) -> str:
+    return chunk_id.rsplit(":", 1)[0]
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 3)
