@@ -1,0 +1,106 @@
+"""The built bundle (dist/Footnote) works on its own: packaging/package_test.py, run by pytest.
+
+Skipped when no bundle has been built (``make package``; CI does not build one, see
+packaging/README.md). A stale bundle tests stale code: rebuild before relying on this.
+The rest are fast checks of the package-test runner's own logic and of the launcher's routing,
+which run everywhere.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUNDLE = ROOT / "dist" / "Footnote"
+
+
+def _load(name: str) -> ModuleType:
+    """packaging/*.py by path (the folder name would clash with the `packaging` library)."""
+    path = ROOT / "packaging" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"footnote_pkg_{name}", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+package_test = _load("package_test")
+launcher = _load("launcher")
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_bundle_ingests_answers_with_valid_citations_and_opens_window(tmp_path: Path) -> None:
+    if not (BUNDLE / "Footnote").is_file():
+        pytest.skip("no bundle at dist/Footnote: build it with `make package` (several minutes)")
+    report = package_test.run_all(BUNDLE, workdir=tmp_path)
+    assert [s.name for s in report.steps] == [
+        "version",
+        "ingest",
+        "docs",
+        "search",
+        "ask",
+        "gui-smoke",
+    ]
+
+
+def _answer(quote: str, source_text: str) -> dict[str, object]:
+    return {
+        "answer": "It defines the longtable environment [1].",
+        "citations": [{"n": 1, "chunk_id": "c1", "quote": quote}],
+        "sources": [{"n": 1, "chunk_id": "c1", "text": source_text}],
+    }
+
+
+@pytest.mark.unit
+def test_citation_check_accepts_a_quote_from_its_source() -> None:
+    text = "The longtable package defines a new environment, longtable."
+    summary = package_test.check_citations(_answer("defines a new environment", text))
+    assert summary.startswith("1 citation")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "answer",
+    [
+        _answer("a quote that is nowhere", "The longtable package defines a new environment."),
+        {"answer": "x", "citations": [], "sources": []},
+        {
+            "answer": "x",
+            "citations": [{"n": 2, "chunk_id": "c1", "quote": "longtable"}],
+            "sources": [{"n": 1, "chunk_id": "c1", "text": "longtable"}],
+        },
+    ],
+    ids=["quote-not-in-source", "no-citations", "unknown-source"],
+)
+def test_citation_check_rejects_unproven_answers(answer: dict[str, object]) -> None:
+    with pytest.raises(package_test.PackageTestError):
+        package_test.check_citations(answer)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("args", "gui"),
+    [
+        ([], True),
+        (["--smoke"], True),
+        (["--library", "/tmp/lib"], True),
+        (["-v", "--smoke"], True),
+        (["/home/me/paper.PDF"], True),
+        (["ingest", "paper.pdf"], False),
+        (["docs", "--json"], False),
+        (["--version"], False),
+        (["--help"], False),
+        (["-v", "ask", "why?"], False),
+        (["frobnicate"], False),
+    ],
+)
+def test_launcher_routes_desktop_and_command_line_arguments(args: list[str], gui: bool) -> None:
+    commands = {"ingest", "docs", "remove", "search", "ask", "metrics"}
+    assert launcher.wants_gui(args, commands) is gui
