@@ -208,7 +208,7 @@ class AnswerCard(QFrame):
         lay.setContentsMargins(14, 12, 14, 10)
         lay.setSpacing(6)
         lay.addWidget(q)
-        lay.addWidget(self.badge)
+        lay.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignLeft)
         lay.addWidget(self.body)
         lay.addWidget(self.phase)
         lay.addWidget(self.busy)

@@ -94,8 +94,9 @@ class MainWindow(QMainWindow):
         self.left = QSplitter(Qt.Orientation.Vertical)
         self.left.addWidget(self.library)
         self.left.addWidget(self.sources)
-        self.left.setStretchFactor(0, 3)
-        self.left.setStretchFactor(1, 2)
+        self.left.setStretchFactor(0, 1)
+        self.left.setStretchFactor(1, 1)
+        self.left.setSizes([420, 380])
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
         self.main_split.addWidget(self.left)
         self.main_split.addWidget(self.conversation)
@@ -212,7 +213,10 @@ class MainWindow(QMainWindow):
     def _documents_changed(self, docs: list[Document]) -> None:
         self.library.set_documents(docs)
         ready = sum(d.status == "ready" for d in docs)
-        self.docs_label.setText(f"{len(docs)} documents, {ready} ready" if docs else "No documents")
+        n = len(docs)
+        self.docs_label.setText(
+            f"{n} document{'s' if n != 1 else ''}, {ready} ready" if docs else "No documents"
+        )
         self._scope_changed()
         if not self._resumed_embedding and self.ingest_job is None:
             self._resumed_embedding = True  # once per start: finish an interrupted import

@@ -148,6 +148,12 @@ def status_text(answer: Answer) -> tuple[str, str]:
         msg = "Not answered: the selected documents do not seem to contain the answer."
         extra = dropped_text(v.dropped)
         return "REFUSAL", f"{msg} {extra}".strip()
+    if answer.kind == "extractive":
+        msg = (
+            "Quoted from your documents: the model's own answer could not be verified, "
+            "so these are the most relevant sentences, each cited."
+        )
+        return ("GREEN" if v.status == "GREEN" else "YELLOW"), msg
     if v.status == "GREEN":
         msg = "All claims cited and verified against the documents."
     elif v.status == "YELLOW":

@@ -1,0 +1,101 @@
+"""Presentation of answers: chips in HTML, Markdown footnotes, status words, streaming text."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.models import Answer, Citation, DroppedCitation, Source, Validation
+from app.ui import render
+
+pytestmark = pytest.mark.unit
+
+
+def _answer(**kw: object) -> Answer:
+    cit = Citation(
+        n=2,
+        doc_id="d",
+        chunk_id="d:00001",
+        file="/docs/usrguide.pdf",
+        page=3,
+        section="2 Setup",
+        quote="Clean the filter every 90 days.",
+        match="exact",
+        score=100,
+        rects=[(3, 72.0, 100.0, 300.0, 112.0)],
+    )
+    base: dict[str, object] = dict(
+        question="How often?",
+        mode="answer",
+        kind="generated",
+        answer="Clean it every 90 days [2]. Also see [7].",
+        citations=[cit],
+        validation=Validation(status="GREEN"),
+    )
+    base.update(kw)
+    return Answer(**base)  # type: ignore[arg-type]
+
+
+def test_html_turns_valid_markers_into_cite_anchors_and_drops_unbacked_ones() -> None:
+    html = render.answer_html(_answer(), chip_bg="#eee", chip_fg="#123")
+    assert "href='cite:2'" in html
+    assert "Citation 2: usrguide.pdf, page 3" in html
+    assert "[7]" not in html and "cite:7" not in html and "[2]" not in html
+
+
+def test_markdown_has_footnotes_with_file_page_quote() -> None:
+    md = render.answer_markdown(_answer())
+    assert "Clean it every 90 days [^2]." in md
+    assert "[^2]: usrguide.pdf, page 3: “Clean the filter every 90 days.”" in md
+    assert "[7]" not in md
+
+
+def test_status_words_for_each_outcome() -> None:
+    assert render.status_text(_answer())[0] == "GREEN"
+    level, words = render.status_text(
+        _answer(
+            validation=Validation(
+                status="RED", dropped=[DroppedCitation(n=4, reason="quote_not_found")] * 2
+            )
+        )
+    )
+    assert level == "RED" and "2 citations removed" in words and "not found" in words
+    level, words = render.status_text(_answer(mode="refuse", kind="refusal", citations=[]))
+    assert level == "REFUSAL" and words.startswith("Not answered")
+    level, words = render.status_text(_answer(kind="extractive"))
+    assert "Quoted from your documents" in words
+
+
+def test_streaming_text_shows_only_the_answer_field_of_partial_json() -> None:
+    assert render.streaming_text("Plain [1] text") == "Plain [1] text"
+    assert render.streaming_text('{"mode": "answer", "answer": "It is 5\\n') == "It is 5\n"
+    assert render.streaming_text('{"mode": "answer", "ans') == ""
+    assert render.streaming_text('{"answer": "caf\\u00e9" , "citations"') == "café"
+
+
+def test_timings_summary() -> None:
+    t = {
+        "retrieve": 80.0,
+        "first_token": 1500.0,
+        "generate": 4000.0,
+        "prompt_tokens": 900.0,
+        "total": 4300.0,
+    }
+    assert render.timings_text(t) == "4.3 s · first words after 1.5 s"
+    assert "prompt tokens: 900" in render.timings_tooltip(t)
+
+
+def test_sources_are_sources() -> None:
+    src = Source(
+        n=1,
+        rank=1,
+        chunk_id="d:1",
+        doc_id="d",
+        file="/a.pdf",
+        title="A",
+        page_start=1,
+        page_end=2,
+        section="",
+        score=1.0,
+        text="t",
+    )
+    assert render.citations_by_n(_answer(sources=[src])) == {2: _answer().citations}
