@@ -245,7 +245,7 @@ class Library:
                 if cancel is not None:
                     cancel.raise_if_cancelled()
                 texts = [embedding_text(doc.title, c.section, c.text) for c in batch]
-                vecs = emb.embed(texts, batch_size=EMBED_BATCH)
+                vecs = emb.embed(texts)
                 with self._lock:
                     if self.store.get_document(doc.doc_id) is None:  # removed meanwhile
                         break
