@@ -1,0 +1,152 @@
+"""Retrieval with the real parts: the default embedder, a real LanceDB store, real PDFs.
+
+The Zephyr manual from tests/pdf_factory.py knows on which page each fact is printed, so
+a question about a fact must bring that page to the top of the results.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.core.errors import ModelLoadError
+from app.core.protocols import Embedder
+from app.ingest import parse_pdf
+from app.retrieval import HybridRetriever, SentenceTransformerEmbedder
+from app.services.library import embedding_text
+from app.store import Store
+from tests.pdf_factory import MANUAL_FACTS, make_manual_pdf, make_two_column_pdf
+
+pytestmark = pytest.mark.integration
+
+
+def _store_with(tmp_path: Path, embedder: Embedder, *, embed: list[str]) -> tuple[Store, dict]:
+    """A store holding the manual and the two-column report; embeds the named ones only."""
+    store = Store(tmp_path / "lib")
+    store.set_embedder(embedder.name, embedder.dim)
+    ids = {}
+    for name, make in (("manual", make_manual_pdf), ("report", make_two_column_pdf)):
+        parsed = parse_pdf(make(tmp_path / f"{name}.pdf"))
+        store.add_document(parsed)
+        ids[name] = parsed.document.doc_id
+        if name in embed:
+            doc = parsed.document
+            texts = [embedding_text(doc.title, c.section, c.text) for c in parsed.chunks]
+            store.add_vectors(
+                doc.doc_id, [c.chunk_id for c in parsed.chunks], embedder.embed(texts)
+            )
+            store.mark_ready(doc.doc_id)
+    return store, ids
+
+
+@pytest.fixture(scope="module")
+def manual_store(
+    tmp_path_factory: pytest.TempPathFactory, shared_embedder: Embedder
+) -> tuple[Store, dict]:
+    """Built once for the module: the searches below only read it."""
+    return _store_with(
+        tmp_path_factory.mktemp("retrieval"), shared_embedder, embed=["manual", "report"]
+    )
+
+
+@pytest.mark.parametrize("key", sorted(MANUAL_FACTS))
+def test_question_retrieves_the_page_of_its_answer(
+    manual_store: tuple[Store, dict], shared_embedder: Embedder, key: str
+) -> None:
+    store, ids = manual_store
+    fact = MANUAL_FACTS[key]
+    hits = HybridRetriever(store, shared_embedder).search(fact.question, top_k=3)
+    assert hits, fact.question
+    top = [h for h in hits if h.doc_id == ids["manual"] and h.page_start <= fact.page <= h.page_end]
+    assert top, (
+        f"{fact.question!r}: page {fact.page} not in {[(h.page_start, h.page_end) for h in hits]}"
+    )
+    assert any(fact.answer in h.text for h in hits)
+
+
+def test_paraphrase_found_by_meaning(manual_store: tuple[Store, dict], shared_embedder: Embedder):
+    """No content word of this question occurs in the answer sentence: only the vectors know."""
+    store, ids = manual_store
+    fact = MANUAL_FACTS["temperature"]
+    hits = HybridRetriever(store, shared_embedder).search("How hot may it get?", top_k=5)
+    assert any(fact.answer in h.text for h in hits)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '\\newcommand{"x"}: AND OR NOT',
+        "E42?",
+        'what\'s "E17" -- (display) [card] {full} ^2 ~ * : \\\\',
+        "'; DROP TABLE chunks; --",
+        "\u00e9t\u00e9 \u2013 \u201cquoted\u201d",
+    ],
+)
+def test_special_characters_never_crash(
+    manual_store: tuple[Store, dict], shared_embedder: Embedder, query: str
+) -> None:
+    store, _ = manual_store
+    hits = HybridRetriever(store, shared_embedder).search(query, top_k=5)
+    assert isinstance(hits, list)
+    assert store.count_chunks() > 0  # the injection attempt did nothing
+
+
+def test_doc_filter_and_pending_document(tmp_path: Path, shared_embedder: Embedder) -> None:
+    store, ids = _store_with(tmp_path, shared_embedder, embed=["report"])  # manual pending
+    r = HybridRetriever(store, shared_embedder)
+    fact = MANUAL_FACTS["e42"]
+    hits = r.search(fact.question, top_k=3)
+    assert hits[0].doc_id == ids["manual"]  # found by keywords while its vectors are pending
+    assert fact.page in range(hits[0].page_start, hits[0].page_end + 1)
+    only_report = r.search(fact.question, top_k=3, doc_ids=[ids["report"]])
+    assert only_report and {h.doc_id for h in only_report} == {ids["report"]}
+
+
+def test_embedder_contract(shared_embedder: Embedder) -> None:
+    texts = ["The battery lasts 18 months.", "", "x " * 2000, "Kalibrierung alle 12 Monate."]
+    v = shared_embedder.embed(texts)
+    assert v.shape == (4, shared_embedder.dim) == (4, 384)
+    assert v.dtype == np.float32
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
+    # order is kept although batches are sorted by length
+    one = shared_embedder.embed([texts[0]])[0]
+    assert float(one @ v[0]) > 0.999
+    assert shared_embedder.embed([]).shape == (0, 384)
+
+
+def test_embedder_loads_once_under_concurrent_first_use() -> None:
+    emb = SentenceTransformerEmbedder(batch_size=4)
+    assert not emb.loaded  # construction is cheap; weights load on first use
+    results: list[np.ndarray] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(emb.embed(["hello"]))) for _ in range(3)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 3 and emb.loaded
+    assert all(np.allclose(r, results[0], atol=1e-5) for r in results)
+
+
+def test_bad_model_folders_raise_model_load_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelLoadError, match="does not exist"):
+        SentenceTransformerEmbedder(tmp_path / "missing")
+    f = tmp_path / "model.bin"
+    f.write_bytes(b"\0" * 10)
+    with pytest.raises(ModelLoadError, match="is a file"):
+        SentenceTransformerEmbedder(f)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ModelLoadError, match="not a sentence-transformers model folder"):
+        SentenceTransformerEmbedder(empty)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_text('{"model_type": "bert"}')
+    (broken / "modules.json").write_text("[]")
+    emb = SentenceTransformerEmbedder(broken)
+    with pytest.raises(ModelLoadError, match="Cannot load the embedding model"):
+        emb.embed(["hello"])
