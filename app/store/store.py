@@ -21,11 +21,17 @@ import numpy as np
 import pyarrow as pa
 from lancedb.index import FTS, HnswSq
 
-from app.core.charmap import CharMap
 from app.core.errors import StoreError
 from app.core.models import Chunk, DocStatus, Document, ParsedDocument, Section
 from app.store import recovery
 from app.store.lock import WriterLock
+from app.store.rows import (
+    CHUNK_COLUMNS,
+    chunk_table,
+    document_table,
+    row_to_chunk,
+    row_to_document,
+)
 from app.store.schema import (
     CHUNKS,
     CHUNKS_SCHEMA,
@@ -49,17 +55,11 @@ ANN_THRESHOLD = 20_000
 KEEP_VERSIONS = timedelta(minutes=10)
 # Merge new chunks into the BM25 index once this many are waiting (see maybe_optimize).
 OPTIMIZE_EVERY = 3_000
-_CHUNK_COLUMNS = ["chunk_id", "doc_id", "ordinal", "page_start", "page_end", "section", "text"]
 
 
 def sql_list(values: Iterable[str]) -> str:
     """A SQL ``IN (...)`` list of string literals, quotes escaped."""
     return "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")"
-
-
-def fts_text(title: str, section: str, text: str) -> str:
-    """What the keyword index sees for a chunk: document title, section path, then text."""
-    return "\n".join(part for part in (title, section, text) if part)
 
 
 class Store:
@@ -153,7 +153,7 @@ class Store:
                 raise StoreError(f"Document {doc.doc_id} is already in the library.")
             self._delete_rows(doc.doc_id)  # leftovers of an earlier failed attempt
             if parsed.chunks:
-                self._chunks.add(self._chunk_table(doc.title, parsed.chunks))
+                self._chunks.add(chunk_table(doc.title, parsed.chunks))
             replaced = [d.doc_id for d in self.find_by_path(doc.file)]
             row = doc.model_copy(
                 update={
@@ -162,7 +162,7 @@ class Store:
                     "ingested_at": doc.ingested_at or datetime.now(UTC),
                 }
             )
-            table = self._document_table([row], [parsed.sections])
+            table = document_table([row], [parsed.sections])
             (
                 self._documents.merge_insert("file")
                 .when_matched_update_all()
@@ -278,15 +278,15 @@ class Store:
 
     def documents(self) -> list[Document]:
         rows = self._documents.search().limit(None).to_arrow().to_pylist()
-        docs = [_row_to_document(r) for r in rows]
+        docs = [row_to_document(r) for r in rows]
         return sorted(docs, key=lambda d: (d.title.lower(), d.file))
 
     def get_document(self, doc_id: str) -> Document | None:
         rows = self._query_docs(f"doc_id = {_lit(doc_id)}")
-        return _row_to_document(rows[0]) if rows else None
+        return row_to_document(rows[0]) if rows else None
 
     def find_by_path(self, path: Path | str) -> list[Document]:
-        return [_row_to_document(r) for r in self._query_docs(f"file = {_lit(str(path))}")]
+        return [row_to_document(r) for r in self._query_docs(f"file = {_lit(str(path))}")]
 
     def sections(self, doc_id: str) -> list[Section]:
         rows = self._query_docs(f"doc_id = {_lit(doc_id)}")
@@ -296,7 +296,7 @@ class Store:
 
     def pending_embeddings(self) -> list[Document]:
         """Documents that are keyword-searchable but not (fully) embedded yet."""
-        return [_row_to_document(r) for r in self._query_docs("status = 'indexed'")]
+        return [row_to_document(r) for r in self._query_docs("status = 'indexed'")]
 
     def embedded_chunk_ids(self, doc_id: str) -> set[str]:
         if self._vectors is None:
@@ -376,41 +376,9 @@ class Store:
         return self._documents.search().where(where).limit(None).to_arrow().to_pylist()
 
     def _query_chunks(self, where: str) -> list[Chunk]:
-        q = self._chunks.search().where(where).select([*_CHUNK_COLUMNS, "charmap"])
-        return [_row_to_chunk(r) for r in q.limit(None).to_arrow().to_pylist()]
-
-    # --- arrow conversion ---------------------------------------------------------------
-
-    @staticmethod
-    def _chunk_table(title: str, chunks: Sequence[Chunk]) -> pa.Table:
-        cols: dict[str, list[Any]] = {name: [] for name in CHUNKS_SCHEMA.names}
-        for c in chunks:
-            for name in _CHUNK_COLUMNS:
-                cols[name].append(getattr(c, name))
-            cols["fts_text"].append(fts_text(title, c.section, c.text))
-            cols["charmap"].append(c.charmap.to_bytes() if c.charmap is not None else None)
-        return pa.table(cols, schema=CHUNKS_SCHEMA)
-
-    @staticmethod
-    def _document_table(docs: Sequence[Document], sections: Sequence[list[Section]]) -> pa.Table:
-        rows = []
-        for d, secs in zip(docs, sections, strict=True):
-            row = d.model_dump()
-            row["sections_json"] = json.dumps([s.model_dump() for s in secs])
-            rows.append(row)
-        return pa.Table.from_pylist(rows, schema=DOCUMENTS_SCHEMA)
+        q = self._chunks.search().where(where).select([*CHUNK_COLUMNS, "charmap"])
+        return [row_to_chunk(r) for r in q.limit(None).to_arrow().to_pylist()]
 
 
 def _lit(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
-
-
-def _row_to_document(row: dict[str, Any]) -> Document:
-    data = {k: v for k, v in row.items() if k in Document.model_fields}
-    return Document.model_validate(data)
-
-
-def _row_to_chunk(row: dict[str, Any]) -> Chunk:
-    raw = row.get("charmap")
-    charmap = CharMap.from_bytes(raw) if raw is not None else None
-    return Chunk(**{k: row[k] for k in _CHUNK_COLUMNS}, charmap=charmap)

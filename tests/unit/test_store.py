@@ -17,6 +17,7 @@ from app.core.models import Chunk, Document, ParsedDocument, Section
 from app.store import SCHEMA_VERSION, Store
 from app.store import store as store_mod
 from app.store.lock import WriterLock
+from app.store.rows import chunk_table
 
 pytestmark = pytest.mark.unit
 
@@ -181,7 +182,7 @@ def test_reopen_sweeps_uncommitted_and_incomplete_documents(tmp_path: Path) -> N
     s.mark_ready("a" * 16)  # claims ready with 1 of 2 vectors
     # What a crash leaves: chunks and vectors written, commit marker never written ...
     orphan = make_doc("d" * 16, "/d.pdf", ["orphan words"])
-    s._chunks.add(s._chunk_table("T", orphan.chunks))
+    s._chunks.add(chunk_table("T", orphan.chunks))
     s.add_vectors("d" * 16, ["d" * 16 + ":00000"], unit_vec(2)[None])
     # ... and a committed document that lost a chunk (damaged table).
     s._chunks.delete(f"chunk_id = '{'b' * 16}:00000'")
