@@ -15,7 +15,11 @@ drift apart, and the grammar carries constraints a JSON schema cannot express:
 * inline markers in the answer are limited to shown sources, and every answer segment
   ends with a marker, so text cannot trail off uncited;
 * every field is bounded (answer length, number of citations, quote length), so
-  generation always terminates even when the model would loop.
+  generation always terminates even when the model would loop; a sentence can only
+  end (``. ! ?``) next to a citation marker, so
+  the answer is at most ``answer_segments`` cited sentences ("... [1]." or "... . [1]");
+* with ``evidence`` (citations chosen by the ranker, for very small models) the mode and
+  citations are fixed literals and the model only writes the answer text.
 
 The JSON layout is fixed (``json.dumps`` default separators), which saves the model
 from spending tokens on whitespace choices and makes the output easy to stream.
@@ -42,6 +46,9 @@ ANSWER_FIRST: tuple[str, ...] = ("mode", "answer", "citations")
 # Characters allowed in free text: no quote, backslash, control characters or square
 # brackets (brackets only appear as grammar-made citation markers).
 _TEXT_CHAR = r'[^"\\\x00-\x1f\x7f\[\]]'
+# Answer text: ". ! ?" only as a decimal point ("4.2") or where a sentence ends, and a
+# sentence ends only next to a citation marker (see ``segment``).
+_ANSWER_UNIT = r'[^"\\\x00-\x1f\x7f\[\].!?] | "." [0-9]'
 _FREE_QUOTE_CHAR = r'[^"\\\x00-\x1f\x7f]'
 
 
@@ -98,10 +105,11 @@ class GrammarSpec:
     order: tuple[str, ...] = CITATIONS_FIRST
     max_citations: int = 3
     answer_segments: int = 3
-    segment_chars: int = 220
+    segment_chars: int = 160
     quote_chars: int = 400
     refusal_chars: int = 160
     max_markers: int = 2
+    evidence: tuple[tuple[int, str], ...] = ()
 
     def __post_init__(self) -> None:
         if set(self.order) != set(RawAnswer.model_fields):
@@ -115,6 +123,9 @@ class GrammarSpec:
                 raise ValueError(f"source [{n}] has no sentences to quote")
         if not 1 <= self.max_citations <= 10:
             raise ValueError("max_citations must be 1..10")
+        for n, quote in self.evidence:
+            if n not in self.quotes or not quote.strip():
+                raise ValueError(f"evidence must cite a shown source with a quote, got [{n}]")
 
 
 def build_grammar(spec: GrammarSpec) -> str:
@@ -143,48 +154,110 @@ def build_grammar(spec: GrammarSpec) -> str:
         elif field == "answer":
             parts_answer.append(f"{sep} {_key('answer')} answer-text")
             parts_refuse.append(f"{sep} {_key('answer')} refusal-text")
-    rules["root"] = "answer-obj | refuse-obj"
+    rules["root"] = "answer-obj" if spec.evidence else "answer-obj | refuse-obj"
     rules["answer-obj"] = '"{" ' + " ".join(parts_answer) + ' "}"'
-    rules["refuse-obj"] = '"{" ' + " ".join(parts_refuse) + ' "}"'
+    if not spec.evidence:
+        rules["refuse-obj"] = '"{" ' + " ".join(parts_refuse) + ' "}"'
 
     # --- citations -------------------------------------------------------------------
-    more = spec.max_citations - 1
-    rules["citations"] = (
-        f'"[" citation ({gbnf_literal(", ")} citation){{0,{more}}} "]"'
-        if more
-        else '"[" citation "]"'
-    )
-    alts = []
-    for n in numbers:
-        quote_rule = "free-quote" if spec.free_quotes else f"quote-{n}"
-        alts.append(f"{gbnf_literal(f'{n}, ')} {_key('quote')} {quote_rule}")
-    rules["citation"] = f'"{{" {_key("source")} (' + " | ".join(alts) + ') "}"'
-    if spec.free_quotes:
-        rules["free-quote"] = f'"\\"" quote-char{{1,{spec.quote_chars}}} "\\""'
-        rules["quote-char"] = _FREE_QUOTE_CHAR
+    if spec.evidence:
+        rules["citations"] = gbnf_literal(evidence_json(spec.evidence))
     else:
+        more = spec.max_citations - 1
+        rules["citations"] = (
+            f'"[" citation ({gbnf_literal(", ")} citation){{0,{more}}} "]"'
+            if more
+            else '"[" citation "]"'
+        )
+        alts = []
         for n in numbers:
-            seen: list[str] = []
-            for s in spec.quotes[n]:
-                lit = gbnf_literal(json_string(s.strip()))
-                if s.strip() and lit not in seen:
-                    seen.append(lit)
-            rules[f"quote-{n}"] = "\n    | ".join(seen)
+            quote_rule = "free-quote" if spec.free_quotes else f"quote-{n}"
+            alts.append(f"{gbnf_literal(f'{n}, ')} {_key('quote')} {quote_rule}")
+        rules["citation"] = f'"{{" {_key("source")} (' + " | ".join(alts) + ') "}"'
+        if spec.free_quotes:
+            rules["free-quote"] = f'"\\"" quote-char{{1,{spec.quote_chars}}} "\\""'
+            rules["quote-char"] = _FREE_QUOTE_CHAR
+        else:
+            for n in numbers:
+                lits = " | ".join(quote_literals(spec.quotes[n]))
+                rules[f"quote-{n}"] = f'"\\"" ({lits})'
 
     # --- answer text: segments that each end with citation markers ----------------------
-    rules["answer-text"] = f'"\\"" segment{{1,{spec.answer_segments}}} "\\""'
-    rules["segment"] = (
-        f"text-char{{1,{spec.segment_chars}}} marker{{1,{spec.max_markers}}} end-punct?"
-    )
-    rules["marker"] = '"[" source-number "]"'
-    rules["source-number"] = " | ".join(gbnf_literal(str(n)) for n in numbers)
-    rules["end-punct"] = "[.!?;,]"
-    rules["text-char"] = _TEXT_CHAR
-    rules["refusal-text"] = f'"\\"" text-char{{1,{spec.refusal_chars}}} "\\""'
+    rules["answer-text"] = '"\\"" answer-body'
+    rules.update(_answer_rules(spec, marker_numbers(spec)))
+    if not spec.evidence:
+        rules["refusal-text"] = f'"\\"" text-char{{0,{spec.refusal_chars}}} "\\""'
+        rules["text-char"] = _TEXT_CHAR
 
-    text = "\n".join(f"{name} ::= {body}" for name, body in rules.items()) + "\n"
+    text = _render(rules)
     logger.debug("grammar: %d rules, %d chars", len(rules), len(text))
     return text
+
+
+def _answer_rules(spec: GrammarSpec, numbers: Sequence[int]) -> dict[str, str]:
+    """Rules for the answer string's content and its closing quote (``answer-body``)."""
+    return {
+        "answer-body": f'segment{{1,{spec.answer_segments}}} "\\""',
+        "segment": (
+            f'answer-unit{{1,{spec.segment_chars}}} (markers end-punct? | end-punct " "? markers)'
+        ),
+        "markers": f"marker{{1,{spec.max_markers}}}",
+        "marker": '"[" source-number "]"',
+        "source-number": " | ".join(gbnf_literal(str(n)) for n in numbers),
+        "end-punct": "[.!?]",
+        "answer-unit": _ANSWER_UNIT,
+    }
+
+
+def marker_numbers(spec: GrammarSpec) -> list[int]:
+    """Source numbers an answer marker may name: the evidence's, else every shown source."""
+    return sorted({n for n, _ in spec.evidence}) or sorted(spec.quotes)
+
+
+def _render(rules: dict[str, str]) -> str:
+    return "\n".join(f"{name} ::= {body}" for name, body in rules.items()) + "\n"
+
+
+def phase_grammars(spec: GrammarSpec) -> dict[str, str]:
+    """Small grammars for :class:`app.generation.decoder.StructuredDecoder`, one per choice.
+
+    Each covers what the model chooses between two pieces of forced JSON, including
+    the terminator that ends the phase (a closing quote, a comma, a space). Together
+    with the forced text they produce exactly the language of :func:`build_grammar`.
+    """
+    numbers = sorted(spec.quotes)
+    out = {
+        "mode": _render({"root": " | ".join(gbnf_literal(m + '"') for m in mode_values())}),
+        "source": _render(
+            {"root": "(" + " | ".join(gbnf_literal(str(n)) for n in numbers) + ') ","'}
+        ),
+        "more": _render({"root": gbnf_literal('}, {"source": ') + " | " + gbnf_literal("}], ")}),
+        "answer": _render({"root": "answer-body", **_answer_rules(spec, marker_numbers(spec))}),
+    }
+    if spec.free_quotes:
+        out["free-quote"] = _render(
+            {"root": f'quote-char{{1,{spec.quote_chars}}} "\\""', "quote-char": _FREE_QUOTE_CHAR}
+        )
+    else:
+        for n in numbers:
+            out[f"quote-{n}"] = _render({"root": " | ".join(quote_literals(spec.quotes[n]))})
+    return out
+
+
+def evidence_json(evidence: Sequence[tuple[int, str]]) -> str:
+    """The citations array for fixed evidence, exactly as json.dumps writes it."""
+    return json.dumps([{"source": n, "quote": q.strip()} for n, q in evidence], ensure_ascii=False)
+
+
+def quote_literals(sentences: Sequence[str]) -> list[str]:
+    """GBNF literals for a quote's JSON content and closing quote, one per distinct sentence."""
+    seen: list[str] = []
+    for s in sentences:
+        if s.strip():
+            lit = gbnf_literal(json_string(s.strip())[1:])
+            if lit not in seen:
+                seen.append(lit)
+    return seen
 
 
 def answer_json(raw: RawAnswer, order: Sequence[str] = CITATIONS_FIRST) -> str:

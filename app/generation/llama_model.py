@@ -23,6 +23,8 @@ from app.core.errors import GenerationError, ModelLoadError
 from app.core.progress import CancelToken, TokenCallback
 from app.core.protocols import GenerationResult
 from app.core.resources import DEFAULT_CHAT_MODEL_NAME, default_chat_model_path
+from app.generation.decoder import StructuredDecoder
+from app.generation.grammar import GrammarSpec
 
 logger = logging.getLogger(__name__)
 
@@ -190,6 +192,57 @@ class LlamaChatModel:
             raise GenerationError(f"Invalid answer grammar: {reason}.")
 
     # --- generation --------------------------------------------------------------------------
+    def answer(
+        self,
+        messages: list[dict[str, str]],
+        spec: GrammarSpec,
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        on_token: TokenCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> GenerationResult:
+        """Write the answer JSON phase by phase (see :mod:`app.generation.decoder`).
+
+        Same output language as ``chat(messages, grammar=build_grammar(spec))``, but the
+        text the model has no choice about is forced instead of decoded token by token.
+        """
+        with self._lock:
+            self.load()
+            tokens = self.tokenize_chat(messages)
+            if len(tokens) + 64 > self.n_ctx:
+                raise GenerationError(
+                    f"The prompt ({len(tokens)} tokens) does not fit the model's context "
+                    f"({self.n_ctx} tokens)."
+                )
+            cached_before = _common_prefix(self._llm._input_ids.tolist(), tokens)
+            decoder = StructuredDecoder(
+                self._llm,
+                self.check_grammar,
+                temperature=temperature,
+                repeat_penalty=self.repeat_penalty,
+                max_tokens=max(1, min(max_tokens, self.n_ctx - len(tokens) - 64)),
+                on_token=on_token,
+                cancel=cancel,
+            )
+            try:
+                result = decoder.run(tokens, spec)
+            except (ValueError, RuntimeError) as exc:
+                raise GenerationError(f"Generation failed: {exc}") from exc
+            result.extra["cached_prompt_tokens"] = cached_before
+            logger.info(
+                "structured answer: %d tokens (%s sampled; prompt %d, %d cached) in %.0f ms, "
+                "first token %.0f ms, finish=%s",
+                result.completion_tokens,
+                result.extra.get("sampled_tokens"),
+                len(tokens),
+                cached_before,
+                result.total_ms,
+                result.first_token_ms,
+                result.finish_reason,
+            )
+            return result
+
     def chat(
         self,
         messages: list[dict[str, str]],

@@ -166,8 +166,14 @@ _WORDS = re.compile(r"[^\W_]+")
 _MARKER = re.compile(r"\[\d+\]")
 
 
+_STUTTER = re.compile(r"(.{1,12}?)\1{5,}", re.DOTALL)
+
+
 def is_looping(text: str, *, n: int = 4, repeats: int = 3) -> bool:
-    """True if some run of ``n`` words occurs ``repeats`` times: the model is going round."""
+    """True if the model is going round: some run of ``n`` words occurs ``repeats`` times,
+    or a short piece repeats back to back ("100000000", "2, 2, 2, 2, 2, 2")."""
+    if any(len(m.group(0)) >= 12 for m in _STUTTER.finditer(text)):
+        return True
     words = [w.lower() for w in _WORDS.findall(_MARKER.sub(" ", text))]
     if len(words) < n * repeats:
         return False

@@ -16,10 +16,10 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any
 
 from app.core.models import Source
 from app.core.resources import resources_dir
@@ -29,7 +29,7 @@ from app.generation.grammar import CITATIONS_FIRST, GrammarSpec, build_grammar
 logger = logging.getLogger(__name__)
 
 SENTENCE_MAX_CHARS = 300
-DEFAULT_BUDGET_CHARS = 1500  # ~375 tokens of source text (about 4 characters per token)
+DEFAULT_BUDGET_CHARS = 1100  # ~275 tokens of source text (about 4 characters per token)
 
 _FALLBACK_SYSTEM = (
     "You answer questions using only the numbered sources. Reply with JSON. "
@@ -101,6 +101,7 @@ class ShownSentence:
     end: int
     text: str
     score: float = 0.0
+    coverage: float = 0.0  # share of the question's (idf-weighted) terms this sentence has
 
 
 @dataclass
@@ -109,20 +110,53 @@ class ShownSource:
     sentences: list[ShownSentence] = field(default_factory=list)
 
 
-class PromptBundle(NamedTuple):
-    """``build_prompt``'s result; unpacks as ``(messages, grammar, source_sentences)``."""
+@dataclass
+class PromptBundle:
+    """``build_prompt``'s result; unpacks as ``(messages, grammar, source_sentences)``.
+
+    ``spec`` is what the grammar was built from, for decoders that work phase by phase.
+    """
 
     messages: list[dict[str, str]]
     grammar: str
     source_sentences: dict[int, list[ShownSentence]]
+    spec: GrammarSpec
+
+    @property
+    def coverage(self) -> float:
+        """Best share of the question's terms found in one shown sentence (0..1)."""
+        return max((x.coverage for xs in self.source_sentences.values() for x in xs), default=0.0)
+
+    def ranked_sentences(self) -> list[ShownSentence]:
+        """Shown sentences that share words with the question, best first."""
+        xs = [x for xs in self.source_sentences.values() for x in xs if x.score > 0]
+        return sorted(xs, key=lambda x: (-x.score, x.source, x.index))
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.messages, self.grammar, self.source_sentences))
+
+
+def _is_heading(line: str) -> bool:
+    """A short line without closing punctuation: a title or heading, not a sentence."""
+    line = line.strip()
+    return len(line) < 90 and not line.endswith((".", "!", "?", ":", ";", ","))
 
 
 def _split(source: Source) -> list[ShownSentence]:
-    out = []
-    for i, (s, e) in enumerate(sentence_spans(source.text, max_chars=SENTENCE_MAX_CHARS)):
-        text = collapse_ws(source.text[s:e])
-        if len(text) >= 2:
-            out.append(ShownSentence(source.n, i, s, e, text))
+    """Sentences of a source, line by line; heading lines are left out (the header names
+    the section), so a quote never starts with a glued-on heading."""
+    out: list[ShownSentence] = []
+    text = source.text
+    offset = 0
+    i = 0
+    for line in text.split("\n"):
+        if not _is_heading(line):
+            for s, e in sentence_spans(line, max_chars=SENTENCE_MAX_CHARS):
+                body = collapse_ws(line[s:e])
+                if len(body) >= 2:
+                    out.append(ShownSentence(source.n, i, offset + s, offset + e, body))
+                    i += 1
+        offset += len(line) + 1
     return out
 
 
@@ -154,10 +188,13 @@ def select_sentences(
         for t in ts & q_terms:
             df[t] = df.get(t, 0) + 1
     n_all = max(len(all_sents), 1)
+    weight = {t: math.log(1 + (n_all + 1) / (df.get(t, 0) + 1)) for t in q_terms}
+    q_weight = sum(weight.values()) or 1.0
     for rank, src in enumerate(ranked):
         for x in per_source[src.n]:
             overlap = sent_terms[(x.source, x.index)] & q_terms
-            x.score = sum(math.log(1 + n_all / df[t]) for t in overlap)
+            x.score = sum(weight[t] for t in overlap)
+            x.coverage = x.score / q_weight
             if x.score:
                 x.score += 0.3 / (rank + 1)
 
@@ -232,25 +269,52 @@ def build_prompt(
     sources: Sequence[Source],
     *,
     free_quotes: bool = False,
+    ranked_evidence: bool = False,
     budget_chars: int = DEFAULT_BUDGET_CHARS,
     order: tuple[str, ...] = CITATIONS_FIRST,
     max_sources: int = 5,
 ) -> PromptBundle:
     """Messages, grammar and the shown sentences for ``question`` over ``sources``.
 
-    Raises ``ValueError`` if no source has any text to show.
+    ``ranked_evidence`` fixes the citations to the best-ranked sentences (at most
+    ``MAX_EVIDENCE``; none if no sentence shares a word with the question), for models
+    too small to choose evidence well. Raises ``ValueError`` if no source has text.
     """
     shown = select_sentences(question, sources, budget_chars=budget_chars, max_sources=max_sources)
     if not shown:
         raise ValueError("no source text to show the model")
     sentences = {s.source.n: s.sentences for s in shown}
+    evidence: tuple[tuple[int, str], ...] = ()
+    if ranked_evidence:
+        evidence = pick_evidence(sentences)
     spec = GrammarSpec(
         quotes={n: [x.text for x in xs] for n, xs in sentences.items()},
         free_quotes=free_quotes,
         order=order,
+        evidence=evidence,
+        answer_segments=1 if ranked_evidence else 3,
     )
     messages = [
         {"role": "system", "content": system_prompt()},
         {"role": "user", "content": user_message(question, shown)},
     ]
-    return PromptBundle(messages, build_grammar(spec), sentences)
+    return PromptBundle(messages, build_grammar(spec), sentences, spec)
+
+
+MAX_EVIDENCE = 2
+
+
+def pick_evidence(sentences: dict[int, list[ShownSentence]]) -> tuple[tuple[int, str], ...]:
+    """The best sentence, plus the runner-up if it scores nearly as well (>= 75%)."""
+    ranked = sorted(
+        (x for xs in sentences.values() for x in xs if x.score > 0),
+        key=lambda x: (-x.score, x.source, x.index),
+    )
+    if not ranked:
+        return ()
+    picked = [ranked[0]]
+    for x in ranked[1:MAX_EVIDENCE]:
+        if x.score >= 0.75 * ranked[0].score:
+            picked.append(x)
+    picked.sort(key=lambda x: (x.source, x.index))
+    return tuple((x.source, x.text) for x in picked)

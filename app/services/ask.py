@@ -21,16 +21,18 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from app.core.config import Settings
-from app.core.errors import Cancelled, GenerationError
+from app.core.errors import Cancelled, GenerationError, ModelLoadError
 from app.core.models import Answer, Chunk, RawAnswer, RawCitation, Source, Validation
 from app.core.progress import CancelToken, Progress, ProgressCallback, TokenCallback
 from app.core.protocols import ChatModel, GenerationResult
+from app.core.resources import default_chat_model_path
 from app.generation import AnswerStreamer, LlamaChatModel, RemoteChatModel, build_prompt
+from app.generation.grammar import CITATIONS_FIRST
 from app.generation.parsing import is_degenerate, is_looping, parse_raw_answer
-from app.generation.prompt import PromptBundle, ShownSentence
+from app.generation.prompt import DEFAULT_BUDGET_CHARS, PromptBundle, ShownSentence
 from app.services.metrics import metrics
 from app.validation import ValidatedAnswer, log_record, repair_prompt, validate
 
@@ -49,6 +51,12 @@ EXTRACTIVE_FLAG = (
 )
 MAX_TOKENS = 384
 EXTRACTIVE_SENTENCES = 3
+MIN_COVERAGE = 0.3
+"""With ranked evidence, refuse when no shown sentence has this share of the question's
+(idf-weighted) words: the embedded model cannot judge relevance itself."""
+RANKED_BUDGET_CHARS = 600  # the answer leans on the fixed evidence: a short context will do
+ANSWER_ONLY_TOKENS = 96
+EvidenceMode = Literal["auto", "model", "ranked"]
 
 
 class _EitherCancel(CancelToken):
@@ -73,11 +81,13 @@ class AskService:
         *,
         chat_model: ChatModel | None = None,
         free_quotes: bool = False,
+        evidence: EvidenceMode = "auto",
         max_tokens: int = MAX_TOKENS,
     ) -> None:
         self.library = library
         self.settings = settings or getattr(library, "settings", None) or Settings()
         self.free_quotes = free_quotes
+        self.evidence = evidence
         self.max_tokens = max_tokens
         self._model: ChatModel | None = chat_model
         self._model_lock = threading.Lock()  # guards _model
@@ -96,6 +106,21 @@ class AskService:
                 else:
                     self._model = LlamaChatModel(s.model, n_ctx=s.n_ctx, threads=s.threads)
             return self._model
+
+    def ranked_evidence(self, model: ChatModel) -> bool:
+        """Whether the ranker, not the model, picks the citations.
+
+        ``auto``: yes for the embedded 135M model, which copies and paraphrases well but
+        chooses evidence poorly; no for any model a user brings (local GGUF or server).
+        """
+        if self.evidence != "auto":
+            return self.evidence == "ranked"
+        if not isinstance(model, LlamaChatModel):
+            return False
+        try:
+            return model.path.resolve() == default_chat_model_path().resolve()
+        except ModelLoadError:
+            return False
 
     def load_model(self, path: Path | None) -> None:
         """Switch to the GGUF at ``path`` (None: the embedded default).
@@ -147,10 +172,20 @@ class AskService:
         logger.info(
             "ask: top_k=%d retrieved %s", k, [(s.n, s.chunk_id, round(s.score, 4)) for s in sources]
         )
+        ranked = self.ranked_evidence(self.model)
         try:
-            bundle = build_prompt(question, sources, free_quotes=self.free_quotes)
+            bundle = build_prompt(
+                question,
+                sources,
+                free_quotes=self.free_quotes,
+                ranked_evidence=ranked,
+                budget_chars=RANKED_BUDGET_CHARS if ranked else DEFAULT_BUDGET_CHARS,
+            )
         except ValueError:
             return self._finish(_refusal(question, NO_HITS_TEXT, sources), timings, t0)
+        if ranked and (not bundle.spec.evidence or bundle.coverage < MIN_COVERAGE):
+            logger.info("refusing: best sentence covers %.2f of the question", bundle.coverage)
+            return self._finish(_refusal(question, REFUSAL_TEXT, sources), timings, t0)
 
         with self._gen_lock:
             answer = self._answer(
@@ -176,9 +211,7 @@ class AskService:
         progress(Progress("load_model", 1, 1))
 
         progress(Progress("generate", 0, 1, message="Writing the answer"))
-        gen, raw = self._generate(
-            model, bundle.messages, bundle.grammar, timings, t0, on_token, cancel
-        )
+        gen, raw = self._generate(model, bundle.messages, bundle, timings, t0, on_token, cancel)
         checked = self._check(raw, pairs, timings)
         repaired = False
         if raw is not None and raw.mode == "refuse":
@@ -193,7 +226,7 @@ class AskService:
                 {"role": "user", "content": repair_prompt(valid, dropped)},
             ]
             logger.info("answer not usable (%s); one repair retry", _why(raw, checked, gen))
-            gen, raw2 = self._generate(model, messages, bundle.grammar, timings, t0, None, cancel)
+            gen, raw2 = self._generate(model, messages, bundle, timings, t0, None, cancel)
             if raw2 is not None and raw2.mode == "refuse":
                 return _refusal(question, REFUSAL_TEXT, sources, model=model.name)
             checked2 = self._check(raw2, pairs, timings)
@@ -236,12 +269,13 @@ class AskService:
         self,
         model: ChatModel,
         messages: list[dict[str, str]],
-        grammar: str,
+        bundle: PromptBundle,
         timings: dict[str, float],
         t0: float,
         on_token: TokenCallback | None,
         cancel: CancelToken | None,
     ) -> tuple[GenerationResult, RawAnswer | None]:
+        """Generate once; the structured decoder when the model has one, else one grammar."""
         streamer = AnswerStreamer()
         stop = _EitherCancel(cancel)
         first: list[float] = []
@@ -257,14 +291,26 @@ class AskService:
                     logger.info("answer is looping; stopping generation")
                     CancelToken.cancel(stop)
 
-        gen = model.chat(
-            messages,
-            grammar=grammar,
-            max_tokens=self.max_tokens,
-            temperature=self.settings.temperature,
-            on_token=piece,
-            cancel=stop,
-        )
+        structured = getattr(model, "answer", None)
+        if structured is not None and bundle.spec.order == CITATIONS_FIRST:
+            max_tokens = ANSWER_ONLY_TOKENS if bundle.spec.evidence else self.max_tokens
+            gen = structured(
+                messages,
+                bundle.spec,
+                max_tokens=max_tokens,
+                temperature=self.settings.temperature,
+                on_token=piece,
+                cancel=stop,
+            )
+        else:
+            gen = model.chat(
+                messages,
+                grammar=bundle.grammar,
+                max_tokens=self.max_tokens,
+                temperature=self.settings.temperature,
+                on_token=piece,
+                cancel=stop,
+            )
         if cancel is not None and cancel.cancelled:
             raise Cancelled()
         timings["generate"] = round(timings.get("generate", 0.0) + gen.total_ms, 1)
