@@ -183,3 +183,33 @@ def test_python_dash_m_app_works_the_same(tmp_path: Path, manual: Path) -> None:
         timeout=300,
     )
     assert missing.returncode == 1 and "nope.pdf" in missing.stdout
+
+
+def test_ctrl_c_cancels_politely_and_keeps_finished_files(tmp_path: Path) -> None:
+    """SIGINT during `python -m app ingest`: the current file finishes, the rest are skipped,
+    the summary says so, and the library stays consistent and resumable."""
+    import signal
+
+    from app.store import Store
+    from tests.integration.test_crash import make_big_pdf, wait_for_line
+
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    for i in range(8):
+        make_big_pdf(folder / f"r{i}.pdf", seed=100 + i)
+    lib = tmp_path / "lib"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "ingest", str(folder), "--library", str(lib), "--no-embed"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for_line(proc, "2/")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "Cancelled" in out
+    docs = Store(lib).documents()
+    assert 1 <= len(docs) < 8
+    assert all(d.chunks > 0 for d in docs)

@@ -267,3 +267,30 @@ def test_writer_lock_is_exclusive_across_processes(tmp_path: Path) -> None:
             if got or time.monotonic() > deadline:
                 break
     assert got
+
+
+def test_crash_right_after_an_update_commit_keeps_the_new_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Die between the commit (documents row swapped) and deleting the old rows."""
+    lib = tmp_path / "lib"
+    s = Store(lib)
+    s.add_document(make_doc("a" * 16, "/same.pdf", ["old words"]))
+
+    real_delete = Store._delete_rows
+
+    def die(self: Store, doc_id: str) -> None:
+        if doc_id == "a" * 16:  # deleting the replaced document's rows
+            raise KeyboardInterrupt  # stands in for the process dying here
+        real_delete(self, doc_id)
+
+    with monkeypatch.context() as m:
+        m.setattr(Store, "_delete_rows", die)
+        with pytest.raises(KeyboardInterrupt):
+            s.add_document(make_doc("c" * 16, "/same.pdf", ["new words"]))
+    assert s.count_chunks() == 2  # the old chunks are still there, but uncommitted
+    reopened = Store(lib)
+    assert [d.doc_id for d in reopened.documents()] == ["c" * 16]
+    assert [c.text for c in reopened.chunks_of("c" * 16)] == ["new words"]
+    assert reopened.count_chunks() == 1
+    assert reopened.text_search("old", 5) == []
