@@ -166,8 +166,13 @@ class Library:
         name = str(path)
         try:
             sha = file_sha(path)
-            if self.store.get_document(sha) is not None:
-                return self._result(name, "unchanged", self.store.get_document(sha))
+            known = self.store.get_document(sha)
+            if known is not None:
+                if known.file != name and not Path(known.file).exists():
+                    # Same content, and the file it was added from is gone: it moved.
+                    with self._lock:
+                        self.store.set_file(sha, name)
+                return self._result(name, "unchanged", known)
             parsed: ParsedDocument = parse_pdf(path, on_progress=progress, cancel=cancel)
             doc = parsed.document.model_copy(update={"file": name, "status": "indexed"})
             parsed = parsed.model_copy(update={"document": doc})

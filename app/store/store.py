@@ -200,6 +200,11 @@ class Store:
         """Flag a document as fully embedded (after all its vectors were added)."""
         self.set_status(doc_id, "ready")
 
+    def set_file(self, doc_id: str, file: str) -> None:
+        """Record a new location for a document whose file moved (same content)."""
+        with self.lock.hold():
+            self._documents.update(where=f"doc_id = {_lit(doc_id)}", values={"file": file})
+
     def set_status(self, doc_id: str, status: DocStatus) -> None:
         with self.lock.hold():
             self._documents.update(where=f"doc_id = {_lit(doc_id)}", values={"status": status})

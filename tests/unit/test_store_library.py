@@ -155,3 +155,18 @@ def test_new_embedder_reembeds_everything(tmp_path: Path) -> None:
     assert second.store.meta.embedder == "hash-32"
     assert second.store.count_vectors() == r.chunks
     assert second.get_document(r.doc_id).status == "ready"
+
+
+def test_moved_file_is_unchanged_and_its_new_path_recorded(lib: Library, tmp_path: Path) -> None:
+    old = pf.make_manual_pdf(tmp_path / "old.pdf")
+    [r] = lib.ingest([old])
+    copy = pf.make_manual_pdf(tmp_path / "copy.pdf")
+    [c] = lib.ingest([copy])  # same content, original still there: keep the original path
+    assert c.status == "unchanged" and lib.get_document(r.doc_id).file == str(old.resolve())
+    moved = tmp_path / "sub" / "moved.pdf"
+    moved.parent.mkdir()
+    old.rename(moved)
+    [m] = lib.ingest([moved])
+    assert (m.status, m.doc_id) == ("unchanged", r.doc_id)
+    assert lib.get_document(r.doc_id).file == str(moved.resolve())
+    assert lib.store.count_chunks() == r.chunks
