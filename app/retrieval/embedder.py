@@ -30,6 +30,7 @@ DEFAULT_BATCH_SIZE = 32
 # Tokens read per text. all-MiniLM-L6-v2 was trained on 128-token inputs and ships with a
 # 256 cap; see docs/RETRIEVAL.md for the speed / recall trade-off behind this value.
 DEFAULT_MAX_SEQ_LENGTH = 256
+SMALL_INPUT = 2  # texts per call embedded on one thread (queries)
 
 
 def _default_threads() -> int:
@@ -142,6 +143,12 @@ class SentenceTransformerEmbedder:
             return np.zeros((0, self._dim), dtype=np.float32)
         import torch
 
+        # A query is a handful of tokens: splitting its tiny matrices over several
+        # threads gains nothing and, on a busy machine (ingest or the chat model
+        # running), OpenMP threads waiting for each other made it ~8x slower (measured).
+        threads = 1 if len(texts) <= SMALL_INPUT else self.threads
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
         bs = max(1, int(batch_size or self.batch_size))
         items = [t if t.strip() else " " for t in texts]
         # Longest first: every batch pads to near its own longest text, and the
