@@ -10,8 +10,10 @@ freshly added PDF is not buried under fully embedded ones.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -78,6 +80,8 @@ class HybridRetriever:
         self.embedder = embedder
         self.params = params or FusionParams()
         self.last_timings: dict[str, float] = {}
+        self._executor: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def search(
         self, query: str, top_k: int = 8, doc_ids: Sequence[str] | None = None
@@ -105,12 +109,13 @@ class HybridRetriever:
         n = max(p.candidates, 2 * top_k)
         terms = query_terms(query)
 
-        t = time.perf_counter()
-        text_ids = (
-            [cid for cid, _ in self.store.text_search(" ".join(terms), n, scope)] if terms else []
+        # The keyword search runs on a worker thread while this one embeds the query and
+        # scans the vectors: LanceDB and torch release the GIL, so the two overlap.
+        text_job = (
+            self._pool().submit(self._timed_text_search, " ".join(terms), n, scope)
+            if terms
+            else None
         )
-        timings["text"] = _ms(t)
-
         vec_ids: list[str] = []
         if self.embedder is not None and len(pending) < len(in_scope):
             t = time.perf_counter()
@@ -119,6 +124,9 @@ class HybridRetriever:
             t = time.perf_counter()
             vec_ids = [cid for cid, _ in self.store.vector_search(vec, n, scope)]
             timings["vector"] = _ms(t)
+        text_ids: list[str] = []
+        if text_job is not None:
+            text_ids, timings["text"] = text_job.result()
 
         scores = reciprocal_rank_fusion(
             [(text_ids, p.text_weight), (vec_ids, p.vector_weight)], k=p.rrf_k
@@ -170,6 +178,19 @@ class HybridRetriever:
         timings["total"] = _ms(t0)
         self.last_timings = timings
         return hits, timings
+
+    def _pool(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(2, thread_name_prefix="footnote-search")
+            return self._executor
+
+    def _timed_text_search(
+        self, query: str, k: int, scope: Sequence[str] | None
+    ) -> tuple[list[str], float]:
+        t = time.perf_counter()
+        ids = [cid for cid, _ in self.store.text_search(query, k, scope)]
+        return ids, _ms(t)
 
 
 def _doc_of(chunk_id: str) -> str:

@@ -32,7 +32,7 @@ import numpy as np
 from app.core.config import Settings
 from app.core.models import Chunk, Document
 from app.retrieval import HybridRetriever, SentenceTransformerEmbedder
-from app.services.library import Library, embedding_text
+from app.services.library import Library
 from app.store import Store
 from tests.bench.common import RecordingEmbedder, evaluate, pct, peak_rss_mb, synthetic_copy
 from tests.bench.question_set import QUESTIONS_PATH, Question, load_questions
@@ -99,14 +99,24 @@ def bench_search(lib: Library, questions: list[Question], k: int) -> dict[str, A
     return out
 
 
-def real_rows(lib: Library, rec: RecordingEmbedder) -> list[tuple[Document, Chunk, np.ndarray]]:
-    rows = []
-    for d in lib.documents():
-        for c in lib.store.chunks_of(d.doc_id):
-            v = rec.vectors.get(embedding_text(d.title, c.section, c.text))
-            if v is not None:
-                rows.append((d, c, v))
-    return rows
+def stored_rows(lib: Library) -> list[tuple[Document, Chunk, np.ndarray]]:
+    """Real chunks with their stored vectors, read straight from the library's tables."""
+    import lancedb
+
+    table = lancedb.connect(lib.store.path).open_table("vectors").to_arrow()
+    vecs = dict(
+        zip(
+            table.column("chunk_id").to_pylist(),
+            np.stack(table.column("vector").to_numpy(zero_copy_only=False)),
+            strict=True,
+        )
+    )
+    return [
+        (d, c, vecs[c.chunk_id])
+        for d in lib.documents()
+        for c in lib.store.chunks_of(d.doc_id)
+        if c.chunk_id in vecs
+    ]
 
 
 def bench_scale(
@@ -178,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-seq-length", type=int, default=None)
     ap.add_argument("--quantize", action="store_true", help="int8 embedder weights")
     ap.add_argument("--keep", type=Path, default=None, help="keep the library in this folder")
+    ap.add_argument(
+        "--reuse", type=Path, default=None, help="skip ingest: measure a library kept by --keep"
+    )
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
@@ -195,16 +208,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Ingesting {len(files)} PDFs from {args.corpus} (embedder {inner.name}) ...", flush=True)
     result: dict[str, Any] = {"embedder": inner.name, "embedder_load_seconds": round(load_s, 2)}
     try:
-        ing = bench_ingest(files, workdir, rec)
-        lib: Library = ing.pop("library")
-        result["ingest"] = ing
-        result["peak_rss_mb_after_ingest"] = peak_rss_mb()
-        print(
-            f"  {ing['pages']} pages, {ing['chunks']} chunks: keyword-searchable"
-            f" {ing['keyword_pages_per_s']} pages/s, fully embedded {ing['embedded_pages_per_s']}"
-            f" pages/s ({ing['embed_chunks_per_s']} chunks/s embedded)",
-            flush=True,
-        )
+        if args.reuse is not None:
+            lib = Library(Settings(library=args.reuse / "library"), embedder=rec)
+        else:
+            ing = bench_ingest(files, workdir, rec)
+            lib = ing.pop("library")
+            result["ingest"] = ing
+            result["peak_rss_mb_after_ingest"] = peak_rss_mb()
+            print(
+                f"  {ing['pages']} pages, {ing['chunks']} chunks: keyword-searchable"
+                f" {ing['keyword_pages_per_s']} pages/s, fully embedded"
+                f" {ing['embedded_pages_per_s']} pages/s ({ing['embed_chunks_per_s']} chunks/s"
+                " embedded)",
+                flush=True,
+            )
         if questions:
             result["search"] = bench_search(lib, questions, args.k)
             s = result["search"]
@@ -216,10 +233,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         sizes = [int(x) for x in args.scale.split(",") if x.strip()]
         if sizes:
-            queries = [q.question for q in questions] or [
-                c.section or c.text[:80] for _, c, _ in real_rows(lib, rec)[:50]
-            ]
-            result["scale"] = bench_scale(real_rows(lib, rec), sizes, workdir, rec, queries)
+            rows = stored_rows(lib)
+            queries = [q.question for q in questions] or [c.text[:80] for _, c, _ in rows[:50]]
+            result["scale"] = bench_scale(rows, sizes, workdir, rec, queries)
         result["peak_rss_mb"] = peak_rss_mb()
     finally:
         if args.keep is None:
