@@ -202,6 +202,7 @@ class ImportPanel(QFrame):
         self.overall.setValue(1000)
         self.overall_label.setText("Done." if not failed else "See below why some files failed.")
         self.button.setText("Dismiss")
+        self.button.setEnabled(True)
         self.button.setIcon(icon("close"))
         self.button.setAccessibleName("Dismiss import summary")
 
@@ -214,6 +215,7 @@ class ImportPanel(QFrame):
                 row.state.setText("Not added (cancelled)")
                 row.done = True
         self.button.setText("Dismiss")
+        self.button.setEnabled(True)
         self.button.setIcon(icon("close"))
 
     def failed(self, message: str) -> None:
@@ -221,6 +223,7 @@ class ImportPanel(QFrame):
         self.title.setText("Import stopped")
         self.overall_label.setText(message)
         self.button.setText("Dismiss")
+        self.button.setEnabled(True)
 
     def _button(self) -> None:
         if self.running:

@@ -9,6 +9,7 @@ the services). Every result comes back as a Qt signal on the GUI thread.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from app.core.config import Settings
 from app.core.errors import Cancelled
 from app.core.models import Answer, Document, IngestResult
 from app.core.progress import Progress
+from app.ui.ingest_process import ingest_in_subprocess, subprocess_supported
 from app.ui.workers import Job, JobRunner
 
 if TYPE_CHECKING:
@@ -57,6 +59,9 @@ class Session(QObject):
         self.model_name = ""
         self.model_loaded = False
         self._closing = False
+        # Workers run Python between native calls; a shorter GIL switch interval (default
+        # 5 ms) lets the GUI thread take the GIL back sooner, keeping the window fluid.
+        sys.setswitchinterval(0.001)
 
     # --- start-up ------------------------------------------------------------------
     def start(self) -> None:
@@ -121,15 +126,24 @@ class Session(QObject):
         on_cancelled: Callable[[], None],
         on_failed: Callable[[BaseException], None],
     ) -> Job | None:
-        """Parse and index (keyword-searchable at once), then embed as a second phase."""
+        """Parse and index (keyword-searchable at once), then embed as a second phase.
+
+        Parsing runs in a child process (see ingest_process: it holds the GIL for long
+        stretches); embedding runs on the "ingest" worker thread.
+        """
         lib = self.library
         if lib is None:
             return None
 
         def work(job: Job) -> IngestOutcome:
-            results = lib.ingest(
-                list(paths), on_progress=job.report, cancel=job.cancel, embed=False
-            )
+            if subprocess_supported():
+                results = ingest_in_subprocess(
+                    self.settings, list(paths), on_progress=job.report, cancel=job.cancel
+                )
+            else:
+                results = lib.ingest(
+                    list(paths), on_progress=job.report, cancel=job.cancel, embed=False
+                )
             out = IngestOutcome(results)
             if job.cancel.cancelled:
                 out.cancelled = True

@@ -10,6 +10,8 @@ timer, so a fast model cannot flood the event loop with thousands of tiny update
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -107,6 +109,7 @@ class Job(QRunnable):
 
     def run(self) -> None:  # worker thread
         self.running = True
+        _lower_thread_priority()
         try:
             result = self.fn(self)
         except Cancelled:
@@ -125,6 +128,25 @@ class Job(QRunnable):
         finally:
             self.running = False
             self._out.done.emit()
+
+
+def _lower_thread_priority() -> None:
+    """Nice this worker thread (and the threads it spawns: torch, llama.cpp) by 10 on Linux.
+
+    Under CPU contention the GUI thread then wins the CPU, so heavy work cannot starve the
+    event loop; without contention the work runs at full speed. No-op elsewhere.
+    """
+    if not sys.platform.startswith("linux") or getattr(_tls, "niced", False):
+        return
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + 10))
+        _tls.niced = True
+    except (OSError, AttributeError):
+        logger.debug("could not lower the worker thread priority", exc_info=True)
+
+
+_tls = threading.local()
 
 
 class JobRunner(QObject):

@@ -24,7 +24,7 @@ from app.ui.prefs import load_settings
 from app.ui.theme import stylesheet
 from tests.pdf_factory import make_manual_pdf
 
-LARGE_PAGES = 160
+LARGE_PAGES = 120
 
 _WORDS = [
     "station",
@@ -69,12 +69,12 @@ def make_large_pdf(path: Path, pages: int = LARGE_PAGES) -> Path:
         y = 80.0
         page.insert_text((72, y), f"Section {pno + 1}: Field survey {pno + 1}", fontsize=14)
         y += 28
-        for line in range(44):
-            k = pno * 44 + line
+        for line in range(26):
+            k = pno * 26 + line
             words = [_WORDS[(k * 7 + i * 3 + pno) % len(_WORDS)] for i in range(12)]
             text = f"Record {k} notes that the " + " ".join(words) + f" reached {k % 97} units."
             page.insert_text((72, y), text[:95], fontsize=9.5)
-            y += 15
+            y += 24
     doc.set_metadata({"title": "Long Field Survey Report"})
     doc.save(path, garbage=3, deflate=True)
     doc.close()

@@ -8,6 +8,8 @@ one-off import of torch.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
@@ -19,12 +21,30 @@ pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
 MAX_LAG_MS = 100.0
 
+# An idle process that only sleeps 10 ms at a time and records its worst oversleep: the
+# scheduling noise of this machine during the test (other processes on 2 shared cores).
+CONTROL = """
+import sys, time
+out, last, worst = sys.argv[1], time.perf_counter(), 0.0
+while True:
+    time.sleep(0.01)
+    now = time.perf_counter()
+    gap = (now - last) * 1000
+    last = now
+    if gap > worst:
+        worst = gap
+        with open(out, "w") as f:
+            f.write(str(worst))
+"""
+
 
 class LagMeter:
     def __init__(self) -> None:
         self.last = time.perf_counter()
         self.max_gap_ms = 0.0
         self.ticks = 0
+        self.t0 = self.last
+        self.spikes: list[tuple[float, int]] = []
         self.timer = QTimer()
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.setInterval(10)
@@ -36,7 +56,10 @@ class LagMeter:
 
     def _tick(self) -> None:
         now = time.perf_counter()
-        self.max_gap_ms = max(self.max_gap_ms, (now - self.last) * 1000)
+        gap = (now - self.last) * 1000
+        if gap > 50:
+            self.spikes.append((round(now - self.t0, 2), round(gap)))
+        self.max_gap_ms = max(self.max_gap_ms, gap)
         self.last = now
         self.ticks += 1
 
@@ -44,11 +67,13 @@ class LagMeter:
         self.timer.stop()
 
 
-def test_event_loop_lag_and_no_network(qtbot, window, gui_pdfs, no_network) -> None:  # noqa: ANN001
+def test_event_loop_lag_and_no_network(qtbot, window, gui_pdfs, no_network, tmp_path) -> None:  # noqa: ANN001
     drop_files(window, [gui_pdfs["manual"]])
     wait_ingested(qtbot, window)
     wait_ready(qtbot, window, 1)  # embedder and model loaded: steady state from here
 
+    noise_file = tmp_path / "control-max-gap.txt"
+    control = subprocess.Popen([sys.executable, "-c", CONTROL, str(noise_file)])
     meter = LagMeter()
     meter.start()
     drop_files(window, [gui_pdfs["large"]])
@@ -66,6 +91,9 @@ def test_event_loop_lag_and_no_network(qtbot, window, gui_pdfs, no_network) -> N
     )
     qtbot.waitUntil(lambda: window.ingest_job is None, timeout=300_000)
     meter.stop()
+    control.kill()
+    control.wait()
+    noise = float(noise_file.read_text()) - 10 if noise_file.exists() else 0.0
     if window.conversation.running:
         window.cancel_answer()
     qtbot.waitUntil(lambda: not window.conversation.running, timeout=180_000)
@@ -73,6 +101,9 @@ def test_event_loop_lag_and_no_network(qtbot, window, gui_pdfs, no_network) -> N
     assert window.imports.results and window.imports.results[0].status == "added"
     assert overlap, "the answer streamed while the report was being ingested"
     assert meter.ticks > 100
-    print(f"max event-loop gap: {meter.max_gap_ms:.1f} ms over {meter.ticks} ticks")
+    print(
+        f"max event-loop gap: {meter.max_gap_ms:.1f} ms over {meter.ticks} ticks; "
+        f"gaps over 50 ms (s, ms): {meter.spikes}"
+    )
     assert meter.max_gap_ms < MAX_LAG_MS, f"GUI blocked for {meter.max_gap_ms:.0f} ms"
     assert no_network == [], f"network use attempted: {no_network}"
