@@ -1,3 +1,3 @@
-from app.cli.main import main
+from app.launch import entry
 
-raise SystemExit(main())
+entry()

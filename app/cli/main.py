@@ -1,4 +1,4 @@
-"""`footnote` command line. Each sub-command lives in its own module and is imported lazily,
+"""`footnote` command line (the desktop app is started by app.launch when no command is given). Each sub-command lives in its own module and is imported lazily,
 so `footnote docs` never pays for loading torch or llama.cpp.
 
 Exit codes: 0 success, 1 some input failed (others succeeded), 2 usage error.
@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
-        return _start_gui_or_help()
+        build_parser().print_help()
+        return 0
     parser = build_parser()
     args = parser.parse_args(argv)
     setup_logging(verbose=args.verbose)
@@ -62,12 +63,3 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130
-
-
-def _start_gui_or_help() -> int:
-    try:
-        from app.ui.main import main as gui_main
-    except ModuleNotFoundError:
-        build_parser().print_help()
-        return 0
-    return int(gui_main([]))
