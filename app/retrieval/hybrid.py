@@ -32,6 +32,8 @@ from app.retrieval.fusion import (
 
 logger = logging.getLogger(__name__)
 
+SAFE_VECTOR_K = 12  # retried with this many candidates if the vector index rejects more
+
 
 class SearchStore(Protocol):
     """The part of ``app.store.Store`` that retrieval reads (retrieval may not import store)."""
@@ -122,7 +124,7 @@ class HybridRetriever:
             vec = self.embedder.embed([query])[0]
             timings["embed"] = _ms(t)
             t = time.perf_counter()
-            vec_ids = [cid for cid, _ in self.store.vector_search(vec, n, scope)]
+            vec_ids = self._vector_ids(vec, n, scope)
             timings["vector"] = _ms(t)
         text_ids: list[str] = []
         if text_job is not None:
@@ -184,6 +186,19 @@ class HybridRetriever:
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(2, thread_name_prefix="footnote-search")
             return self._executor
+
+    def _vector_ids(self, vec: np.ndarray, n: int, scope: Sequence[str] | None) -> list[str]:
+        """Vector candidates; a failing vector index degrades to fewer (or keyword-only) results.
+
+        Why: an ANN index can refuse a query shape (LanceDB 0.40 HNSW rejects a k above its
+        ``ef`` after refinement); a search that still answers from BM25 beats an error.
+        """
+        for k in dict.fromkeys((n, SAFE_VECTOR_K)):
+            try:
+                return [cid for cid, _ in self.store.vector_search(vec, k, scope)]
+            except Exception:
+                logger.exception("vector search failed (k=%d)", k)
+        return []
 
     def _timed_text_search(
         self, query: str, k: int, scope: Sequence[str] | None

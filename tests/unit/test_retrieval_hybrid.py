@@ -222,3 +222,20 @@ def test_title_boost_promotes_matching_section(emb: HashEmbedder) -> None:
     )
     assert boosted[0].section == "2 Widgets"
     assert boosted[0].score > plain[0].score
+
+
+class PickyIndexStore(FakeStore):
+    """Like an ANN index that rejects large k (LanceDB HNSW: 'ef must be >= k')."""
+
+    def vector_search(self, vec: np.ndarray, k: int, doc_ids: Sequence[str] | None = None):
+        if k > 12:
+            raise RuntimeError("lance error: ef must be greater than or equal to k")
+        return super().vector_search(vec, k, doc_ids)
+
+
+def test_vector_index_error_degrades_to_fewer_candidates(emb: HashEmbedder) -> None:
+    s = PickyIndexStore(emb)
+    s.add("pppp", ["How hot may it get", "unrelated words here"])
+    hits = HybridRetriever(s, emb).search("hot get", top_k=2)
+    assert hits[0].chunk_id == "pppp:00000"
+    assert hits[0].score == pytest.approx(2 / 61, rel=1e-4)  # found by both lists
