@@ -75,10 +75,10 @@ class StructuredDecoder:
         self._t0 = 0.0
 
     # --- primitives -------------------------------------------------------------------------
-    def _emit(self, st: _State, text: str) -> None:
+    def _emit(self, st: _State, text: str, *, sampled: bool = False) -> None:
         if not text:
             return
-        if not st.first_ms:
+        if sampled and not st.first_ms:
             st.first_ms = (time.perf_counter() - self._t0) * 1000
         st.pieces.append(text)
         if self.on_token is not None:
@@ -129,7 +129,7 @@ class StructuredDecoder:
                 st.sampled += 1
                 piece = decoder.decode(llm.detokenize([tok], prev_tokens=prev))
                 text += piece
-                self._emit(st, piece)
+                self._emit(st, piece, sampled=True)
                 rest = done(text)
                 if rest is not None:
                     self._force(st, rest)

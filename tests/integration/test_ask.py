@@ -1,0 +1,211 @@
+"""Asking with the real parts: factory PDFs ingested into LanceDB, the real embedder, the real
+embedded GGUF model, the real validator. No fakes.
+
+The Zephyr manual knows the page and sentence of each fact, so an answer's citations can be
+checked against ground truth: the quote must occur verbatim in the cited chunk, and its
+highlight rectangles must lie on the page where the fact is printed.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from app.core.config import Settings
+from app.core.errors import Cancelled, ModelLoadError
+from app.core.models import Answer
+from app.core.progress import CancelToken, Progress
+from app.core.protocols import Embedder
+from app.core.resources import DEFAULT_CHAT_MODEL_NAME, default_chat_model_path
+from app.services.ask import EMPTY_LIBRARY_TEXT, REFUSAL_TEXT, AskService
+from app.services.library import Library
+from app.services.metrics import reset_metrics
+from tests.pdf_factory import MANUAL_FACTS, make_manual_pdf, make_two_column_pdf
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Embedder) -> Library:
+    root = tmp_path_factory.mktemp("ask")
+    library = Library(Settings(library=root / "library"), embedder=shared_embedder)
+    results = library.ingest(
+        [make_manual_pdf(root / "manual.pdf"), make_two_column_pdf(root / "report.pdf")]
+    )
+    assert [r.status for r in results] == ["added", "added"]
+    return library
+
+
+@pytest.fixture(scope="module")
+def service(lib: Library) -> AskService:
+    return AskService(lib, lib.settings)
+
+
+def assert_citations_proven(answer: Answer, lib: Library) -> None:
+    """Every citation's quote occurs verbatim in its chunk and has highlight rectangles."""
+    chunks = {c.chunk_id: c for c in lib.chunks([c.chunk_id for c in answer.citations])}
+    source_ids = {s.n: s.chunk_id for s in answer.sources}
+    for c in answer.citations:
+        chunk = chunks[c.chunk_id]
+        assert source_ids[c.n] == c.chunk_id
+        assert chunk.text[c.start : c.end] == c.quote
+        assert c.rects, f"no rectangles for {c.quote!r}"
+        assert all(r[0] == c.page for r in c.rects[:1])
+
+
+@pytest.mark.parametrize("key", ["filter", "channels", "burst"])
+def test_answerable_question_gets_proven_citations(
+    service: AskService, lib: Library, key: str
+) -> None:
+    fact = MANUAL_FACTS[key]
+    progress: list[Progress] = []
+    answer = service.ask(fact.question, on_progress=progress.append)
+    assert answer.mode == "answer" and answer.kind in ("generated", "extractive")
+    assert answer.validation.status in ("GREEN", "YELLOW")
+    assert answer.citations
+    assert_citations_proven(answer, lib)
+    on_fact = [c for c in answer.citations if fact.answer in c.quote]
+    assert on_fact, f"no citation carries {fact.answer!r}: {[c.quote for c in answer.citations]}"
+    assert {r[0] for c in on_fact for r in c.rects} == {fact.page}
+    assert answer.model == DEFAULT_CHAT_MODEL_NAME
+    assert {"retrieve", "first_token", "generate", "validate", "total"} <= set(answer.timings_ms)
+    assert {p.stage for p in progress} >= {"retrieve", "generate"}
+
+
+def test_unanswerable_question_is_refused(service: AskService) -> None:
+    answer = service.ask("Who painted the Mona Lisa?")
+    assert (answer.mode, answer.kind, answer.answer) == ("refuse", "refusal", REFUSAL_TEXT)
+    assert not answer.citations
+
+
+def test_streaming_delivers_answer_text_only(service: AskService) -> None:
+    pieces: list[str] = []
+    answer = service.ask(MANUAL_FACTS["temperature"].question, on_token=pieces.append)
+    streamed = "".join(pieces)
+    assert len(pieces) > 3
+    assert "{" not in streamed and '"mode"' not in streamed
+    if answer.kind == "generated":
+        assert "55 degrees" in streamed
+        assert answer.answer.split("[")[0].strip() == streamed.split("[")[0].strip()
+
+
+def test_cancel_stops_generation_and_service_recovers(service: AskService) -> None:
+    cancel = CancelToken()
+    pieces: list[str] = []
+
+    def on_token(piece: str) -> None:
+        pieces.append(piece)
+        cancel.cancel()
+
+    with pytest.raises(Cancelled):
+        service.ask(MANUAL_FACTS["battery"].question, on_token=on_token, cancel=cancel)
+    assert len(pieces) == 1
+    after = service.ask(MANUAL_FACTS["battery"].question)
+    assert after.mode == "answer" and after.citations
+
+
+def test_bad_model_file_keeps_previous_model(service: AskService, tmp_path: Path) -> None:
+    before = service.model
+    truncated = tmp_path / "truncated.gguf"
+    with default_chat_model_path().open("rb") as fh:
+        truncated.write_bytes(fh.read(1_000_000))  # a real GGUF header, cut short
+    text = tmp_path / "notes.gguf"
+    text.write_text("not a model", encoding="utf-8")
+    for bad, msg in ((truncated, "could not load"), (text, "not a GGUF")):
+        with pytest.raises(ModelLoadError, match=msg):
+            service.load_model(bad)
+        assert service.model is before
+    assert service.ask(MANUAL_FACTS["filter"].question).citations
+
+
+def test_ask_works_with_sockets_blocked(
+    service: AskService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise OSError("network access attempted during ask")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    answer = service.ask(MANUAL_FACTS["e17"].question)
+    assert answer.mode == "answer" and answer.citations
+
+
+def test_empty_library_says_add_documents(tmp_path: Path, shared_embedder: Embedder) -> None:
+    library = Library(Settings(library=tmp_path / "empty"), embedder=shared_embedder)
+    answer = AskService(library).ask("How many channels?")
+    assert (answer.kind, answer.answer) == ("refusal", EMPTY_LIBRARY_TEXT)
+
+
+def test_cli_ask_json_and_metrics(
+    lib: Library, cli_embedder: Embedder, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from app.cli.main import main
+
+    reset_metrics()
+    q = MANUAL_FACTS["calibration"].question
+    assert main(["ask", "--library", str(lib.settings.library), "--json", q]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["question"] == q and obj["mode"] in ("answer", "refuse")
+    assert set(obj) >= {
+        "question",
+        "mode",
+        "answer",
+        "citations",
+        "sources",
+        "validation",
+        "timings_ms",
+        "kind",
+    }
+    for c in obj["citations"]:
+        assert set(c) >= {
+            "n",
+            "doc_id",
+            "chunk_id",
+            "file",
+            "page",
+            "section",
+            "quote",
+            "match",
+            "score",
+            "rects",
+        }
+        assert all(len(r) == 5 for r in c["rects"])
+    for s in obj["sources"]:
+        assert set(s) >= {
+            "n",
+            "chunk_id",
+            "doc_id",
+            "file",
+            "title",
+            "page_start",
+            "page_end",
+            "section",
+            "score",
+            "text",
+        }
+    assert set(obj["validation"]) >= {"status", "dropped", "repaired"}
+    assert set(obj["timings_ms"]) >= {"retrieve", "first_token", "generate", "validate", "total"}
+
+    batch = tmp_path / "questions.txt"
+    batch.write_text(
+        f"{MANUAL_FACTS['screws'].question}\n\nWho painted the Mona Lisa?\n", encoding="utf-8"
+    )
+    assert main(["ask", "--library", str(lib.settings.library), "--batch", str(batch)]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["question"] for x in lines] == [
+        MANUAL_FACTS["screws"].question,
+        "Who painted the Mona Lisa?",
+    ]
+    assert lines[1]["kind"] == "refusal"
+
+    assert main(["metrics"]) == 0
+    text = capsys.readouterr().out
+    assert 'footnote_answers_total{kind="refusal"} 1.0' in text
+    assert "footnote_first_token_seconds_bucket" in text
+
+    assert main(["ask", "--library", str(lib.settings.library), q]) == 0
+    out = capsys.readouterr().out
+    assert "citation(s) verified" in out
