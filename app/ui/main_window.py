@@ -114,6 +114,11 @@ class MainWindow(QMainWindow):
         lay.addWidget(self.messages)
         lay.addWidget(self.main_split, 1)
         self.setCentralWidget(central)
+        self.drop_overlay = QLabel("Drop to add these PDFs to your library", self)
+        self.drop_overlay.setObjectName("dropOverlay")
+        self.drop_overlay.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.drop_overlay.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.drop_overlay.hide()
 
         self.model_label = QLabel("Opening the library…")
         self.model_busy = QProgressBar()
@@ -303,13 +308,20 @@ class MainWindow(QMainWindow):
     def dragEnterEvent(self, e: QDragEnterEvent) -> None:  # noqa: N802
         if e.mimeData().hasUrls() and local_pdf_paths(e.mimeData().urls()):
             e.acceptProposedAction()
+            self.drop_overlay.setGeometry(self.centralWidget().geometry())
+            self.drop_overlay.show()
+            self.drop_overlay.raise_()
         else:
             e.ignore()
+
+    def dragLeaveEvent(self, e: object) -> None:  # noqa: N802
+        self.drop_overlay.hide()
 
     def dragMoveEvent(self, e: object) -> None:  # noqa: N802
         e.acceptProposedAction()  # type: ignore[attr-defined]
 
     def dropEvent(self, e: QDropEvent) -> None:  # noqa: N802
+        self.drop_overlay.hide()
         paths = local_pdf_paths(e.mimeData().urls()) if e.mimeData().hasUrls() else []
         if not paths:
             e.ignore()
@@ -346,7 +358,9 @@ class MainWindow(QMainWindow):
             on_progress=self._ask_progress,
         )
         if job is not None:
-            self.conversation.begin(question, job)
+            card = self.conversation.begin(question, job)
+            if not self.session.model_loaded:
+                card.set_phase("Waiting for the model to finish loading…")
 
     def _ask_progress(self, p: Progress) -> None:
         if self.conversation.active is not None:

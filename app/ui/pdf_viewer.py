@@ -40,6 +40,7 @@ class PageCanvas(QAbstractScrollArea):
     """The scrolling surface. Geometry in logical pixels; page sizes in points."""
 
     page_changed = Signal(int)  # 1-based
+    zoom_changed = Signal(float)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -97,8 +98,11 @@ class PageCanvas(QAbstractScrollArea):
         return max(MIN_ZOOM, min(MAX_ZOOM, avail / widest))
 
     def _relayout(self) -> None:
+        old = self.zoom
         if self.fit_width:
             self.zoom = self._fit_zoom()
+        if abs(old - self.zoom) > 1e-6:
+            self.zoom_changed.emit(self.zoom)
         y = MARGIN
         self.tops = []
         for _, h in self.sizes:
@@ -300,6 +304,7 @@ class PdfViewer(QWidget):
         lay.addWidget(toolbar)
         lay.addWidget(self.stack, 1)
         self.canvas.page_changed.connect(self._page_changed)
+        self.canvas.zoom_changed.connect(lambda z: self.zoom_label.setText(f"{round(z * 100)}%"))
         self._update_controls()
 
     def _tool(self, icon_name: str, tip: str, slot: object) -> QToolButton:

@@ -103,7 +103,12 @@ def test_event_loop_lag_and_no_network(qtbot, window, gui_pdfs, no_network, tmp_
     assert meter.ticks > 100
     print(
         f"max event-loop gap: {meter.max_gap_ms:.1f} ms over {meter.ticks} ticks; "
+        f"machine scheduling noise (idle control process): {noise:.1f} ms; "
         f"gaps over 50 ms (s, ms): {meter.spikes}"
     )
-    assert meter.max_gap_ms < MAX_LAG_MS, f"GUI blocked for {meter.max_gap_ms:.0f} ms"
+    # What Footnote adds must stay under 100 ms; the machine's own noise (measured, not
+    # guessed) is allowed on top, so a busy CI box does not fail the test by itself.
+    assert meter.max_gap_ms < MAX_LAG_MS + max(0.0, noise), (
+        f"GUI blocked for {meter.max_gap_ms:.0f} ms (machine noise {noise:.0f} ms)"
+    )
     assert no_network == [], f"network use attempted: {no_network}"

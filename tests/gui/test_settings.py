@@ -1,0 +1,47 @@
+"""Settings persist through QSettings; every menu shortcut is listed in the help dialog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QKeySequence
+
+from app.ui.dialogs import SHORTCUTS
+from app.ui.main_window import MainWindow
+from app.ui.prefs import load_settings, save_settings
+from app.ui.settings_dialog import SettingsDialog
+
+pytestmark = pytest.mark.gui
+
+
+def test_settings_dialog_round_trip_through_qsettings(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    base = load_settings()
+    assert base.model is None and base.top_k == 8
+    dlg = SettingsDialog(base)
+    qtbot.addWidget(dlg)
+    assert dlg.model.itemText(0).startswith("SmolLM2"), "the embedded model is always a choice"
+    model = tmp_path / "other.gguf"
+    dlg.set_model_path(str(model))
+    dlg.top_k.setValue(5)
+    dlg.temperature.setValue(0.3)
+    dlg.n_ctx.setValue(2048)
+    new = dlg.result_settings()
+    assert (new.model, new.top_k, new.temperature, new.n_ctx) == (model, 5, 0.3, 2048)
+    save_settings(new)
+    again = load_settings()
+    assert (again.model, again.top_k, again.temperature, again.n_ctx) == (model, 5, 0.3, 2048)
+    assert load_settings(library=tmp_path / "cli-lib").library == tmp_path / "cli-lib"
+
+
+def test_every_menu_shortcut_is_documented(qtbot) -> None:  # noqa: ANN001
+    win = MainWindow(load_settings())  # not started: no services needed to inspect menus
+    qtbot.addWidget(win)
+    listed = {k for k, _ in SHORTCUTS}
+    menus = [a.menu() for a in win.menuBar().actions() if a.menu() is not None]
+    assert len(menus) == 3
+    for menu in menus:
+        for act in menu.actions():
+            key = act.shortcut().toString(QKeySequence.SequenceFormat.PortableText)
+            if key:
+                assert key in listed, f"{act.text()} ({key}) missing from Help > Keyboard shortcuts"
