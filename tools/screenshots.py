@@ -38,7 +38,8 @@ def _pdfs(tmp: Path) -> tuple[list[Path], str]:
     """PDFs to ingest and a question they answer."""
     cls = CORPUS / "clsguide.pdf"
     if cls.is_file():
-        return [cls], "How do I declare an option in a class file?"
+        extra = [CORPUS / n for n in ("fntguide.pdf", "encguide.pdf") if (CORPUS / n).is_file()]
+        return [cls, *extra], "How do I declare an option in a class file?"
     from tests.pdf_factory import MANUAL_FACTS, make_manual_pdf
 
     manual = make_manual_pdf(tmp / "zephyr-manual.pdf")
@@ -114,7 +115,15 @@ def main() -> int:
     shot("1-empty-state")
 
     win.ingest(pdfs)
-    pump(lambda: any(r.bar.value() > 300 for r in win.imports.rows.values()), 300, "progress")
+    pump(
+        lambda: (
+            len(win.imports.rows) > 1
+            and any(300 < r.bar.value() < 1000 for r in win.imports.rows.values())
+            or not win.imports.running
+        ),
+        600,
+        "progress",
+    )
     shot("2-ingesting")
     pump(lambda: win.ingest_job is None, 900, "ingestion")
     pump(

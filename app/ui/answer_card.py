@@ -200,8 +200,11 @@ class AnswerCard(QFrame):
         status_row = QHBoxLayout()
         status_row.setSpacing(6)
         status_row.addWidget(self.status_icon, 0, Qt.AlignmentFlag.AlignTop)
-        status_row.addWidget(self.status, 1)
-        status_row.addWidget(self.timing, 0, Qt.AlignmentFlag.AlignTop)
+        status_col = QVBoxLayout()
+        status_col.setSpacing(2)
+        status_col.addWidget(self.status)
+        status_col.addWidget(self.timing)
+        status_row.addLayout(status_col, 1)
         status_row.addWidget(self.copy_btn, 0, Qt.AlignmentFlag.AlignTop)
 
         lay = QVBoxLayout(self)

@@ -280,11 +280,21 @@ class PdfViewer(QWidget):
         bar.setContentsMargins(8, 4, 8, 4)
         bar.setSpacing(4)
         bar.addWidget(self.title, 1)
-        bar.addWidget(QLabel("Page"))
-        bar.addWidget(self.page_box)
-        bar.addWidget(self.page_total)
+        self.page_label = QLabel("Page")
+        self._doc_controls = [
+            self.page_label,
+            self.page_box,
+            self.page_total,
+            self.btn_out,
+            self.zoom_label,
+            self.btn_in,
+            self.btn_fit,
+            self.btn_ext,
+        ]
+        for w in self._doc_controls[:3]:
+            bar.addWidget(w)
         bar.addSpacing(8)
-        for w in (self.btn_out, self.zoom_label, self.btn_in, self.btn_fit, self.btn_ext):
+        for w in self._doc_controls[3:]:
             bar.addWidget(w)
         toolbar = QWidget()
         toolbar.setObjectName("viewerToolbar")
@@ -377,8 +387,10 @@ class PdfViewer(QWidget):
 
     def _update_controls(self) -> None:
         has = self.canvas.page_count > 0
-        for w in (self.page_box, self.btn_in, self.btn_out, self.btn_fit, self.btn_ext):
-            w.setEnabled(has)
+        for w in self._doc_controls:
+            w.setVisible(has)
+        if not has:
+            self.title.setText("Evidence viewer")
         self.page_box.setMaximum(max(1, self.canvas.page_count))
         self.page_total.setText(f"of {self.canvas.page_count}")
         self.zoom_label.setText(f"{round(self.canvas.zoom * 100)}%")

@@ -115,7 +115,7 @@ def answer_html(answer: Answer, *, chip_bg: str, chip_fg: str) -> str:
             out.append(
                 f"<a href='cite:{n}' title='{label}' style='text-decoration:none;"
                 f"background-color:{chip_bg};color:{chip_fg};font-weight:600;"
-                f"font-size:small'>&#8239;{n}&#8239;</a>"
+                f"font-size:9pt'>&nbsp;{n}&nbsp;</a>"
             )
         pos = m.end()
     out.append(html.escape(text[pos:]))

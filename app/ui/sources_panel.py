@@ -47,6 +47,8 @@ class SourcesPanel(QWidget):
         lay.addWidget(title)
         lay.addWidget(self.hint)
         lay.addWidget(self.list, 1)
+        self.filler = QWidget()
+        lay.addWidget(self.filler, 1)
 
     def show_answer(self, answer: Answer | None) -> None:
         self.answer = answer
@@ -57,10 +59,9 @@ class SourcesPanel(QWidget):
             name = Path(s.file).name
             pages = f"p. {s.page_start}" + (f"–{s.page_end}" if s.page_end > s.page_start else "")
             mark = "Cited" if s.n in cited else "Not cited"
-            it = QListWidgetItem(f"[{s.n}]  {s.title or name}")
-            it.setData(
-                SUB_ROLE, f"{mark} · {name} · {pages}" + (f" · {s.section}" if s.section else "")
-            )
+            head = s.section.split(" > ")[-1] if s.section else (s.title or name)
+            it = QListWidgetItem(f"[{s.n}]  {head}")
+            it.setData(SUB_ROLE, f"{mark} · {name} · {pages}")
             it.setData(SOURCE_ROLE, s.n)
             snippet = s.text if len(s.text) < 500 else s.text[:500] + "…"
             it.setToolTip(f"{s.title}\n{name}, {pages}\n\n{snippet}")
@@ -76,6 +77,7 @@ class SourcesPanel(QWidget):
                 it.setIcon(icon("document", "#888888"))
             self.list.addItem(it)
         self.list.setVisible(bool(sources))
+        self.filler.setVisible(not sources)
         if answer is None:
             self.hint.setText("Passages retrieved for the selected answer appear here.")
         elif not sources:
