@@ -182,12 +182,14 @@ def is_looping(text: str, *, n: int = 4, repeats: int = 3) -> bool:
 
 
 def is_degenerate(answer: str) -> bool:
-    """True for an answer no one should read: empty, almost no words, or looping."""
+    """True for an answer no one should read: no real word, mostly symbols, or looping.
+
+    Short is fine ("18 months [1]."): small models are at their best when brief.
+    """
     text = _MARKER.sub(" ", answer)
-    words = _WORDS.findall(text)
-    letters = sum(c.isalpha() for c in text)
-    if len(words) < 2 or letters < 8:
+    if not any(sum(c.isalpha() for c in w) >= 2 for w in _WORDS.findall(text)):
         return True
-    if letters < 0.5 * len(text.replace(" ", "")):
+    visible = text.replace(" ", "")
+    if len(visible) > 12 and sum(c.isalpha() for c in visible) < 0.4 * len(visible):
         return True
     return is_looping(answer)

@@ -212,33 +212,39 @@ class AskService:
 
         progress(Progress("generate", 0, 1, message="Writing the answer"))
         gen, raw = self._generate(model, bundle.messages, bundle, timings, t0, on_token, cancel)
-        checked = self._check(raw, pairs, timings)
-        repaired = False
         if raw is not None and raw.mode == "refuse":
             return _refusal(question, REFUSAL_TEXT, sources, model=model.name)
-        if _needs_repair(raw, checked, gen):
+        checked = self._check(raw, pairs, timings)
+        repaired = False
+        if not _usable(raw, checked, gen):
+            if raw is None or checked is None or checked.validation.status != "RED":
+                # Cut off, looping or empty: asking again gets the same from a greedy model.
+                logger.info("answer not usable (%s); extractive fallback", _why(raw, checked, gen))
+                return self._extractive(
+                    question, sources, pairs, bundle, checked, timings, model.name, retried=False
+                )
             repaired = True
-            valid = sorted(bundle.source_sentences)
-            dropped = checked.validation.dropped if checked else []
             messages = [
                 *bundle.messages,
                 {"role": "assistant", "content": gen.text},
-                {"role": "user", "content": repair_prompt(valid, dropped)},
+                {
+                    "role": "user",
+                    "content": repair_prompt(
+                        sorted(bundle.source_sentences), checked.validation.dropped
+                    ),
+                },
             ]
-            logger.info("answer not usable (%s); one repair retry", _why(raw, checked, gen))
+            logger.info("answer RED; one repair retry")
             gen, raw2 = self._generate(model, messages, bundle, timings, t0, None, cancel)
             if raw2 is not None and raw2.mode == "refuse":
-                return _refusal(question, REFUSAL_TEXT, sources, model=model.name)
+                return _refusal(question, REFUSAL_TEXT, sources, model=model.name, repaired=True)
             checked2 = self._check(raw2, pairs, timings)
-            if not _needs_repair(raw2, checked2, gen):
-                raw, checked = raw2, checked2
-            else:
-                raw, checked = (
-                    (raw2, checked2) if checked2 and checked2.citations else (raw, checked)
-                )
+            if not _usable(raw2, checked2, gen):
+                best = checked2 if checked2 is not None and checked2.citations else checked
                 return self._extractive(
-                    question, sources, pairs, bundle, raw, checked, timings, model.name
+                    question, sources, pairs, bundle, best, timings, model.name, retried=True
                 )
+            raw, checked = raw2, checked2
         assert raw is not None and checked is not None
         progress(Progress("generate", 1, 1))
         return Answer(
@@ -287,7 +293,7 @@ class AskService:
                     first.append((time.perf_counter() - t0) * 1000)
                 if on_token is not None:
                     on_token(new)
-                if len(streamer.text) > 60 and is_looping(streamer.text):
+                if len(streamer.text) > 24 and is_looping(streamer.text):
                     logger.info("answer is looping; stopping generation")
                     CancelToken.cancel(stop)
 
@@ -350,24 +356,31 @@ class AskService:
         sources: list[Source],
         pairs: list[tuple[Source, Chunk]],
         bundle: PromptBundle,
-        raw: RawAnswer | None,
         checked: ValidatedAnswer | None,
         timings: dict[str, float],
         model_name: str,
+        *,
+        retried: bool,
     ) -> Answer:
-        """Answer with source sentences themselves, each cited; refuse if none is relevant."""
+        """Answer with source sentences themselves, each cited; refuse if none is relevant.
+
+        The sentences are the model's surviving citations if any, else the ranker's
+        evidence, else the best-scoring shown sentences (only those close to the best).
+        """
         picks: list[tuple[int, str]] = []
         if checked is not None:
             picks = [(c.n, c.quote) for c in checked.citations][:EXTRACTIVE_SENTENCES]
         if not picks:
-            ranked: list[ShownSentence] = sorted(
-                (x for xs in bundle.source_sentences.values() for x in xs if x.score > 0),
-                key=lambda x: (-x.score, x.source, x.index),
-            )
-            picks = [(x.source, x.text) for x in ranked[:EXTRACTIVE_SENTENCES]]
+            picks = list(bundle.spec.evidence)
+        if not picks:
+            ranked: list[ShownSentence] = bundle.ranked_sentences()
+            top = ranked[0].score if ranked else 0.0
+            picks = [
+                (x.source, x.text) for x in ranked[:EXTRACTIVE_SENTENCES] if x.score >= 0.6 * top
+            ]
         if not picks:
             logger.info("no relevant sentence for an extractive answer; refusing")
-            return _refusal(question, REFUSAL_TEXT, sources, model=model_name, repaired=True)
+            return _refusal(question, REFUSAL_TEXT, sources, model=model_name, repaired=retried)
         seen: set[str] = set()
         parts: list[str] = []
         cites: list[RawCitation] = []
@@ -381,7 +394,7 @@ class AskService:
         raw_x = RawAnswer(mode="answer", answer=" ".join(parts), citations=cites)
         result = self._check(raw_x, pairs, timings)
         if result is None or not result.citations:
-            return _refusal(question, REFUSAL_TEXT, sources, model=model_name, repaired=True)
+            return _refusal(question, REFUSAL_TEXT, sources, model=model_name, repaired=retried)
         flags = [EXTRACTIVE_FLAG, *result.validation.flags]
         dropped = (checked.validation.dropped if checked else []) + result.validation.dropped
         status = "YELLOW" if result.validation.status == "GREEN" else result.validation.status
@@ -392,7 +405,7 @@ class AskService:
             answer=result.answer,
             citations=result.citations,
             sources=sources,
-            validation=Validation(status=status, dropped=dropped, repaired=True, flags=flags),
+            validation=Validation(status=status, dropped=dropped, repaired=retried, flags=flags),
             model=model_name,
         )
 
@@ -414,16 +427,15 @@ class AskService:
         return answer
 
 
-def _needs_repair(
-    raw: RawAnswer | None, checked: ValidatedAnswer | None, gen: GenerationResult
-) -> bool:
+def _usable(raw: RawAnswer | None, checked: ValidatedAnswer | None, gen: GenerationResult) -> bool:
+    """A generated answer worth showing: parsed, complete, not RED, not degenerate."""
     if raw is None or checked is None:
-        return True
+        return False
     if checked.validation.status == "RED":
-        return True
+        return False
     if gen.finish_reason in ("length", "loop"):
-        return True
-    return is_degenerate(checked.answer)
+        return False
+    return not is_degenerate(checked.answer)
 
 
 def _why(raw: RawAnswer | None, checked: ValidatedAnswer | None, gen: GenerationResult) -> str:

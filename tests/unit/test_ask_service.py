@@ -168,7 +168,8 @@ def test_looping_answer_falls_back_to_cited_quotes(lib: FakeLibrary) -> None:
     model = ScriptedModel([looping, looping])
     a = AskService(lib, chat_model=model).ask("How many channels?")
     assert a.kind == "extractive" and a.mode == "answer"
-    assert a.validation.status == "YELLOW" and a.validation.repaired
+    assert a.validation.status == "YELLOW" and not a.validation.repaired
+    assert len(model.calls) == 1  # a loop is not retried: greedy decoding would loop again
     assert [c.quote for c in a.citations] == ["The Zephyr 3000 records up to 64 channels."]
     assert "64 channels" in a.answer and "[1]" in a.answer
     assert any("could not be verified" in f for f in a.validation.flags)
@@ -181,6 +182,17 @@ def test_unparseable_output_falls_back_to_relevant_sentences(lib: FakeLibrary) -
     assert a.kind == "extractive"
     assert a.citations and a.citations[0].quote.startswith("Clean the air filter every 90 days")
     assert all(c.quote in TEXTS[c.n - 1] for c in a.citations)
+
+
+def test_red_twice_falls_back_to_extractive(lib: FakeLibrary) -> None:
+    bad = _json("answer", "It has 99 channels [1].", [(1, "It has 99 channels.")])
+    model = ScriptedModel([bad, bad])
+    a = AskService(lib, chat_model=model).ask("How many channels does the Zephyr record?")
+    assert len(model.calls) == 2
+    assert a.kind == "extractive" and a.validation.repaired
+    assert a.citations and all(c.quote in TEXTS[c.n - 1] for c in a.citations)
+    assert "64 channels" in a.answer
+    assert {d.reason for d in a.validation.dropped} >= {"quote_not_found"}
 
 
 def test_model_refusal_is_reported_as_refusal(lib: FakeLibrary) -> None:
@@ -214,3 +226,23 @@ def test_bad_model_file_keeps_previous_model(lib: FakeLibrary, tmp_path: Path) -
         service.load_model(tmp_path / "missing.gguf")
     assert service.model is model
     assert service.ask("How many channels?").kind == "generated"
+
+
+def test_ranked_evidence_gate_and_fixed_citations(lib: FakeLibrary) -> None:
+    model = ScriptedModel(
+        [
+            _json(
+                "answer",
+                "Every 90 days [2].",
+                [(2, "Clean the air filter every 90 days with a soft brush.")],
+            )
+        ]
+    )
+    service = AskService(lib, chat_model=model, evidence="ranked")
+    refused = service.ask("Who painted the Mona Lisa?")
+    assert refused.kind == "refusal" and model.calls == []  # nothing relevant: no model call
+    a = service.ask("How often must the air filter be cleaned?")
+    grammar = model.grammars[0] or ""
+    assert "Clean the air filter every 90 days with a soft brush." in grammar
+    assert "refuse-obj" not in grammar  # the ranker decided: the model only words the answer
+    assert a.kind == "generated" and a.citations[0].quote.startswith("Clean the air filter")

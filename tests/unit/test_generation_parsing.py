@@ -90,5 +90,7 @@ def test_looping_and_degenerate() -> None:
     good = "The Zephyr 3000 records up to 64 channels at 200 samples per second [1]."
     assert not is_looping(good)
     assert not is_degenerate(good)
-    for bad in ("", "[1]", "... [1] [2]", "1 2 3 4 5 6 7 8 9 [1]", "Yes [1]."):
+    for bad in ("", "[1]", "... [1] [2]", "1 2 3 4 5 6 7 8 9 [1]", "1.5.1.1.1.1.1.1 [1]", "x [1]"):
         assert is_degenerate(bad), bad
+    for fine in ("18 months [1].", "Type K and type J [2].", "It costs 1000000 dollars [1]."):
+        assert not is_degenerate(fine), fine
