@@ -82,13 +82,14 @@ def main(argv: list[str] | None = None) -> int:
     fusions = {
         "bm25": FusionParams(vector_weight=0.0),
         "dense": FusionParams(text_weight=0.0),
-        "rrf": FusionParams(),
+        "rrf": FusionParams(text_weight=1.0),
         "rrf_t1.5": FusionParams(text_weight=1.5),
         "rrf_v1.5": FusionParams(vector_weight=1.5),
         "rrf_k20": FusionParams(rrf_k=20.0),
-        "rrf_title": FusionParams(title_boost=0.5),
-        "rrf_cov": FusionParams(coverage_boost=0.5),
-        "rrf_adj": FusionParams(dedupe_adjacent=True),
+        "rrf_t2": FusionParams(text_weight=2.0),
+        "rrf_title": FusionParams(text_weight=1.5, title_boost=0.5),
+        "rrf_cov": FusionParams(text_weight=1.5, coverage_boost=0.5),
+        "rrf_adj": FusionParams(text_weight=1.5, dedupe_adjacent=True),
     }
     results: dict[str, Any] = {}
     for msl, q in variants(args.variants):
