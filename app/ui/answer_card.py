@@ -140,6 +140,7 @@ class CitationPreview(QFrame):
 
 
 _PREVIEW: CitationPreview | None = None
+_ACTIVE_CHIP: QPushButton | None = None
 
 
 def preview() -> CitationPreview:
@@ -314,8 +315,23 @@ class AnswerCard(QFrame):
     # --- citations ----------------------------------------------------------------
     def _open(self, n: int) -> None:
         preview().hide()
+        self._mark_active(n)
         if self.answer is not None:
             self.citation_clicked.emit(self.answer, n)
+
+    def _mark_active(self, n: int) -> None:
+        """The chip whose evidence is highlighted in the viewer stays marked until the next."""
+        global _ACTIVE_CHIP
+        chip = next((c for c in self.chips if c.property("citation_n") == n), None)
+        for c in (_ACTIVE_CHIP, chip):
+            if c is not None:
+                try:
+                    c.setProperty("active", c is chip)
+                    c.style().unpolish(c)
+                    c.style().polish(c)
+                except RuntimeError:  # the previous chip's card was deleted
+                    pass
+        _ACTIVE_CHIP = chip
 
     def show_preview(self, n: int, pos: QPoint | None = None) -> None:
         if self.answer is None:

@@ -38,6 +38,9 @@ STAGE_WORDS = {
 }
 
 
+STAGE_SPAN = {"parse": (0.0, 0.85), "index": (0.85, 1.0)}
+
+
 class FileRow:
     def __init__(self, grid: QGridLayout, row: int, path: str) -> None:
         self.path = path
@@ -62,7 +65,10 @@ class FileRow:
             return
         words = p.message or STAGE_WORDS.get(p.stage, p.stage.capitalize())
         if p.total > 0:
-            self.bar.setValue(int(p.fraction * 1000))
+            # Reading pages is most of the work (0-85%); indexing finishes it. Never go back.
+            lo, hi = STAGE_SPAN.get(p.stage, (0.0, 1.0))
+            value = int((lo + (hi - lo) * p.fraction) * 1000)
+            self.bar.setValue(max(self.bar.value(), value))
             self.state.setText(f"{words} {p.done}/{p.total}")
         else:
             self.state.setText(words)
@@ -140,6 +146,7 @@ class ImportPanel(QFrame):
             for w in (r.name, r.bar, r.state):
                 w.deleteLater()
         self.rows.clear()
+        self.scroll.setMinimumHeight(0)
         for p in paths:
             if p.is_file():
                 self._row(str(p))
@@ -155,6 +162,7 @@ class ImportPanel(QFrame):
         key = str(Path(path))
         if key not in self.rows:
             self.rows[key] = FileRow(self.grid, len(self.rows), key)
+            self.scroll.setMinimumHeight(min(190, 56 * len(self.rows)))
         return self.rows[key]
 
     def on_progress(self, p: Progress) -> None:
