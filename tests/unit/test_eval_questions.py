@@ -148,3 +148,12 @@ def test_checker_finds_misplaced_evidence(tmp_path: Path) -> None:
 @pytest.mark.skipif(not DEFAULT_CORPUS.is_dir(), reason="benchmark corpus not available")
 def test_every_evidence_occurs_on_its_page(questions: list[Question]) -> None:
     assert evidence_problems(questions, DEFAULT_CORPUS) == []
+
+
+def test_longtable_evidence_against_checked_in_copy(
+    questions: list[Question], data_dir: Path
+) -> None:
+    """tests/data/longtable.pdf is the corpus file unchanged, so this part runs in CI too."""
+    longtable = [q for q in questions if q.doc == "longtable.pdf" and q.answerable]
+    assert len(longtable) >= 5
+    assert evidence_problems(longtable, data_dir) == []
