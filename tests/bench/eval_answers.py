@@ -186,13 +186,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         outcomes: list[Outcome] = []
         t_run = time.perf_counter()
-        for i, q in enumerate(questions, start=1):
-            t0 = time.perf_counter()
-            o = run_question(
-                q, library, ask, doc_id=doc_ids.get(q.doc), top_k=top_k, search_k=max(5, top_k)
-            )
-            outcomes.append(o)
-            print(_progress_line(i, len(questions), o, time.perf_counter() - t0), file=sys.stderr)
+        interrupted = False
+        try:
+            for i, q in enumerate(questions, start=1):
+                t0 = time.perf_counter()
+                o = run_question(
+                    q, library, ask, doc_id=doc_ids.get(q.doc), top_k=top_k, search_k=max(5, top_k)
+                )
+                outcomes.append(o)
+                wall = time.perf_counter() - t0
+                print(_progress_line(i, len(questions), o, wall), file=sys.stderr)
+        except KeyboardInterrupt:  # Ctrl-C: still report what was measured so far
+            interrupted = True
+            print(f"interrupted after {len(outcomes)} questions", file=sys.stderr)
         run_s = time.perf_counter() - t_run
 
     summary = summarize(outcomes, ks=(5, top_k))
@@ -209,6 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "library_s": round(library_s, 1),
         "warm_up_s": round(warm_s, 1),
         "run_s": round(run_s, 1),
+        "interrupted": interrupted,
     }
     report = {"config": config, "summary": summary, "questions": [asdict(o) for o in outcomes]}
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -216,6 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(format_table(summary))
     print(f"\n{len(outcomes)} questions in {run_s:.0f}s; JSON written to {args.out}")
+    if interrupted:
+        return 130
     return 1 if summary["errors"] or summary["citations"]["invalid_shown"] else 0
 
 
