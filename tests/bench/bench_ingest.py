@@ -186,7 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--out", type=Path, default=Path("bench-results/bench_ingest.json"))
     ap.add_argument("--max-seq-length", type=int, default=None)
-    ap.add_argument("--quantize", action="store_true", help="int8 embedder weights")
+    ap.add_argument(
+        "--int8", action=argparse.BooleanOptionalAction, default=None, help="int8 embedder"
+    )
     ap.add_argument("--keep", type=Path, default=None, help="keep the library in this folder")
     ap.add_argument(
         "--reuse", type=Path, default=None, help="skip ingest: measure a library kept by --keep"
@@ -196,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
 
     files = corpus_files(args.corpus, args.big)
     questions = load_questions(args.questions) if args.questions.is_file() else []
-    kwargs: dict[str, Any] = {"quantize": args.quantize}
+    kwargs: dict[str, Any] = {} if args.int8 is None else {"quantize": args.int8}
     if args.max_seq_length:
         kwargs["max_seq_length"] = args.max_seq_length
     inner = SentenceTransformerEmbedder(**kwargs)
