@@ -34,8 +34,10 @@ NATIVE_MAX_SEQ_LENGTH = 256
 # than 256 and dense page recall did not drop (0.83 vs 0.82); 128 was 1.9x faster but
 # dense recall fell to 0.72 (app/retrieval/README.md).
 DEFAULT_MAX_SEQ_LENGTH = 192
-# int8 (see _quantize): 1.26x faster, cosine to fp32 0.991 mean / 0.986 min.
-DEFAULT_QUANTIZE = True
+# int8 (see _quantize) is 1.26x faster with cosine to fp32 0.991 mean / 0.986 min, but
+# dynamic quantisation scales activations per call, so a text's vector depends on what it
+# is batched with (0.971 cosine alone vs next to a long outlier): off by default.
+DEFAULT_QUANTIZE = False
 SMALL_INPUT = 2  # texts per call embedded on one thread (queries)
 
 
