@@ -25,32 +25,45 @@ from typing import Any, Literal
 
 from app.core.config import Settings
 from app.core.errors import Cancelled, GenerationError, ModelLoadError
-from app.core.models import Answer, Chunk, RawAnswer, RawCitation, Source, Validation
+from app.core.models import Answer, Chunk, RawAnswer, Source
 from app.core.progress import CancelToken, Progress, ProgressCallback, TokenCallback
 from app.core.protocols import ChatModel, GenerationResult
 from app.core.resources import default_chat_model_path
 from app.generation import AnswerStreamer, LlamaChatModel, RemoteChatModel, build_prompt
 from app.generation.grammar import CITATIONS_FIRST
-from app.generation.parsing import is_degenerate, is_looping, parse_raw_answer
-from app.generation.prompt import DEFAULT_BUDGET_CHARS, PromptBundle, ShownSentence, Similarity
+from app.generation.parsing import is_looping, parse_raw_answer
+from app.generation.prompt import (
+    DEFAULT_BUDGET_CHARS,
+    PromptBundle,
+    Similarity,
+    system_prompt,
+)
+from app.services.answers import (
+    EMPTY_LIBRARY_TEXT,
+    EMPTY_QUESTION_TEXT,
+    NO_HITS_TEXT,
+    REFUSAL_TEXT,
+    extractive_answer,
+    extractive_picks,
+    extractive_raw,
+    refusal,
+    usable,
+    why,
+)
 from app.services.metrics import metrics
 from app.validation import ValidatedAnswer, log_record, repair_prompt, validate
 
 logger = logging.getLogger(__name__)
 
-REFUSAL_TEXT = "The documents don't contain enough to answer this."
-EMPTY_LIBRARY_TEXT = "Your library is empty. Add PDF documents first, then ask again."
-NO_HITS_TEXT = (
-    "Nothing in your documents matches this question. Add documents that cover it, "
-    "or rephrase the question."
-)
-EMPTY_QUESTION_TEXT = "Type a question first."
-EXTRACTIVE_FLAG = (
-    "The model's own answer could not be verified; these are the most relevant "
-    "sentences from the sources, quoted."
-)
+__all__ = [
+    "EMPTY_LIBRARY_TEXT",
+    "EMPTY_QUESTION_TEXT",
+    "NO_HITS_TEXT",
+    "REFUSAL_TEXT",
+    "AskService",
+]
+
 MAX_TOKENS = 384
-EXTRACTIVE_SENTENCES = 3
 MIN_SIMILARITY = 0.42
 """With ranked evidence, refuse when no candidate sentence is this similar to the question
 (embedder cosine): the embedded model cannot judge relevance itself. On the eval set every
@@ -124,6 +137,20 @@ class AskService:
         except ModelLoadError:
             return False
 
+    def warm_up(self) -> None:
+        """Load the chat model and cache the constant system prompt now.
+
+        Optional: the first ``ask`` does it otherwise (costing ~1-5 s). The GUI can call
+        this on a worker thread at start-up so the first question is answered as fast
+        as the rest.
+        """
+        model = self.model
+        load = getattr(model, "load", None)
+        if load is not None:
+            load()
+        with self._gen_lock:
+            self._warm(model, {"role": "system", "content": system_prompt()})
+
     def _similarity(self) -> Similarity | None:
         """Question-to-sentence cosine similarity with the library's embedder, if it has one."""
         embedder = getattr(self.library, "embedder", None)
@@ -166,7 +193,7 @@ class AskService:
         question = question.strip()
         timings: dict[str, float] = {}
         if not question:
-            return self._finish(_refusal(question, EMPTY_QUESTION_TEXT, []), timings, t0)
+            return self._finish(refusal(question, EMPTY_QUESTION_TEXT, []), timings, t0)
 
         progress(Progress("retrieve", 0, 1, message="Searching your documents"))
         k = top_k or self.settings.top_k
@@ -176,7 +203,7 @@ class AskService:
         if not hits:
             empty = not self.library.documents()
             text = EMPTY_LIBRARY_TEXT if empty else NO_HITS_TEXT
-            return self._finish(_refusal(question, text, []), timings, t0)
+            return self._finish(refusal(question, text, []), timings, t0)
         if cancel is not None:
             cancel.raise_if_cancelled()
         sources = [Source(n=i + 1, **h.model_dump()) for i, h in enumerate(hits)]
@@ -198,7 +225,7 @@ class AskService:
                 similarity=self._similarity() if ranked else None,
             )
         except ValueError:
-            return self._finish(_refusal(question, NO_HITS_TEXT, sources), timings, t0)
+            return self._finish(refusal(question, NO_HITS_TEXT, sources), timings, t0)
         timings["select"] = round(_ms(t_sel), 1)
         if ranked:
             floor = MIN_SIMILARITY if bundle.semantic else MIN_COVERAGE
@@ -206,7 +233,7 @@ class AskService:
                 logger.info(
                     "refusing: best sentence relevance %.2f < %.2f", bundle.relevance, floor
                 )
-                return self._finish(_refusal(question, REFUSAL_TEXT, sources), timings, t0)
+                return self._finish(refusal(question, REFUSAL_TEXT, sources), timings, t0)
 
         with self._gen_lock:
             answer = self._answer(
@@ -234,13 +261,13 @@ class AskService:
         progress(Progress("generate", 0, 1, message="Writing the answer"))
         gen, raw = self._generate(model, bundle.messages, bundle, timings, t0, on_token, cancel)
         if raw is not None and raw.mode == "refuse":
-            return _refusal(question, REFUSAL_TEXT, sources, model=model.name)
+            return refusal(question, REFUSAL_TEXT, sources, model=model.name)
         checked = self._check(raw, pairs, timings)
         repaired = False
-        if not _usable(raw, checked, gen):
+        if not usable(raw, checked, gen):
             if raw is None or checked is None or checked.validation.status != "RED":
                 # Cut off, looping or empty: asking again gets the same from a greedy model.
-                logger.info("answer not usable (%s); extractive fallback", _why(raw, checked, gen))
+                logger.info("answer not usable (%s); extractive fallback", why(raw, checked, gen))
                 return self._extractive(
                     question, sources, pairs, bundle, checked, timings, model.name, retried=False
                 )
@@ -258,9 +285,9 @@ class AskService:
             logger.info("answer RED; one repair retry")
             gen, raw2 = self._generate(model, messages, bundle, timings, t0, None, cancel)
             if raw2 is not None and raw2.mode == "refuse":
-                return _refusal(question, REFUSAL_TEXT, sources, model=model.name, repaired=True)
+                return refusal(question, REFUSAL_TEXT, sources, model=model.name, repaired=True)
             checked2 = self._check(raw2, pairs, timings)
-            if not _usable(raw2, checked2, gen):
+            if not usable(raw2, checked2, gen):
                 best = checked2 if checked2 is not None and checked2.citations else checked
                 return self._extractive(
                     question, sources, pairs, bundle, best, timings, model.name, retried=True
@@ -383,52 +410,14 @@ class AskService:
         *,
         retried: bool,
     ) -> Answer:
-        """Answer with source sentences themselves, each cited; refuse if none is relevant.
-
-        The sentences are the model's surviving citations if any, else the ranker's
-        evidence, else the best-scoring shown sentences (only those close to the best).
-        """
-        picks: list[tuple[int, str]] = []
-        if checked is not None:
-            picks = [(c.n, c.quote) for c in checked.citations][:EXTRACTIVE_SENTENCES]
-        if not picks:
-            picks = list(bundle.spec.evidence)
-        if not picks:
-            ranked: list[ShownSentence] = bundle.ranked_sentences()
-            top = ranked[0].score if ranked else 0.0
-            picks = [
-                (x.source, x.text) for x in ranked[:EXTRACTIVE_SENTENCES] if x.score >= 0.6 * top
-            ]
-        if not picks:
-            logger.info("no relevant sentence for an extractive answer; refusing")
-            return _refusal(question, REFUSAL_TEXT, sources, model=model_name, repaired=retried)
-        seen: set[str] = set()
-        parts: list[str] = []
-        cites: list[RawCitation] = []
-        for n, text in picks:
-            if text in seen:
-                continue
-            seen.add(text)
-            body = text.rstrip()
-            parts.append(f"\u201c{body}\u201d [{n}]")
-            cites.append(RawCitation(source=n, quote=body))
-        raw_x = RawAnswer(mode="answer", answer=" ".join(parts), citations=cites)
-        result = self._check(raw_x, pairs, timings)
+        """Answer with source sentences themselves, each cited and validated like any answer."""
+        picks = extractive_picks(bundle, checked)
+        raw = extractive_raw(picks) if picks else None
+        result = self._check(raw, pairs, timings)
         if result is None or not result.citations:
-            return _refusal(question, REFUSAL_TEXT, sources, model=model_name, repaired=retried)
-        flags = [EXTRACTIVE_FLAG, *result.validation.flags]
-        dropped = (checked.validation.dropped if checked else []) + result.validation.dropped
-        status = "YELLOW" if result.validation.status == "GREEN" else result.validation.status
-        return Answer(
-            question=question,
-            mode="answer",
-            kind="extractive",
-            answer=result.answer,
-            citations=result.citations,
-            sources=sources,
-            validation=Validation(status=status, dropped=dropped, repaired=retried, flags=flags),
-            model=model_name,
-        )
+            logger.info("no relevant sentence for an extractive answer; refusing")
+            return refusal(question, REFUSAL_TEXT, sources, model=model_name, repaired=retried)
+        return extractive_answer(question, sources, result, checked, model_name, retried=retried)
 
     def _finish(self, answer: Answer, timings: dict[str, float], t0: float) -> Answer:
         timings["total"] = round(_ms(t0), 1)
@@ -446,44 +435,6 @@ class AskService:
             timings,
         )
         return answer
-
-
-def _usable(raw: RawAnswer | None, checked: ValidatedAnswer | None, gen: GenerationResult) -> bool:
-    """A generated answer worth showing: parsed, complete, not RED, not degenerate."""
-    if raw is None or checked is None:
-        return False
-    if checked.validation.status == "RED":
-        return False
-    if gen.finish_reason in ("length", "loop"):
-        return False
-    return not is_degenerate(checked.answer)
-
-
-def _why(raw: RawAnswer | None, checked: ValidatedAnswer | None, gen: GenerationResult) -> str:
-    if raw is None:
-        return f"unparseable output, finish={gen.finish_reason}"
-    if checked is not None and checked.validation.status == "RED":
-        return "validation RED"
-    return f"degenerate answer, finish={gen.finish_reason}"
-
-
-def _refusal(
-    question: str,
-    text: str,
-    sources: list[Source],
-    *,
-    model: str = "",
-    repaired: bool = False,
-) -> Answer:
-    return Answer(
-        question=question,
-        mode="refuse",
-        kind="refusal",
-        answer=text,
-        sources=sources,
-        validation=Validation(status="YELLOW", repaired=repaired, flags=[text]),
-        model=model,
-    )
 
 
 def _ms(t0: float) -> float:

@@ -177,3 +177,24 @@ def test_spec_checks_its_input() -> None:
         GrammarSpec(quotes={1: PLAIN}, order=("mode", "answer"))
     with pytest.raises(ValueError):
         GrammarSpec(quotes={1: PLAIN}, evidence=((2, "x"),))
+
+
+def test_phase_grammars_cover_the_decoder_pieces(vocab_llm: object) -> None:
+    """The structured decoder's sampled pieces, between its forced text, are each admitted by
+    their phase grammar, and the assembled text by the full grammar."""
+    g = phase_grammars(SPEC)
+    raw = _raw([(1, PLAIN[1]), (3, TRICKY[0])], "It weighs 3 kg [1]. He said stop. [3]")
+    pieces = {
+        "mode": 'answer"',
+        "source": "1,",
+        "quote-1": json.dumps(PLAIN[1])[1:],
+        "more": '}, {"source": ',
+        "quote-3": json.dumps(TRICKY[0])[1:],
+        "answer": 'It weighs 3 kg [1]. He said stop. [3]"',
+    }
+    for key, piece in pieces.items():
+        assert accepts(vocab_llm, g[key], piece), (key, piece)
+    assert accepts(vocab_llm, g["more"], "}], ")
+    assert not accepts(vocab_llm, g["source"], "2,")
+    assert not accepts(vocab_llm, g["quote-1"], json.dumps(TRICKY[0])[1:])
+    assert accepts(vocab_llm, build_grammar(SPEC), answer_json(raw))

@@ -102,3 +102,17 @@ def test_system_prompt_is_constant_across_questions() -> None:
 def test_build_prompt_without_text_raises() -> None:
     with pytest.raises(ValueError):
         build_prompt("anything", [_source(1, "   ")])
+
+
+def test_semantic_selection_uses_similarity_and_reports_relevance() -> None:
+    def similarity(question: str, texts: list[str]) -> list[float]:
+        return [0.9 if "3000 rpm" in t else 0.1 for t in texts]
+
+    q = "How fast may the pump turn?"
+    bundle = build_prompt(q, SOURCES, ranked_evidence=True, budget_chars=300, similarity=similarity)
+    assert bundle.semantic and bundle.relevance == pytest.approx(0.9)
+    assert bundle.spec.evidence == ((3, "Pump speed is limited to 3000 rpm by the controller."),)
+    shown = [x.text for xs in bundle.source_sentences.values() for x in xs]
+    assert sum(len(t) + 8 for t in shown) <= 300
+    lexical = build_prompt(q, SOURCES, ranked_evidence=True)
+    assert not lexical.semantic and lexical.relevance == lexical.coverage
