@@ -1,10 +1,11 @@
-"""Run the parse-and-index phase of an import in a child process.
+"""Run an import (parse, index, embed) in a child process.
 
 Why: PDF parsing is long runs of native PyMuPDF calls that hold Python's GIL; on a thread
 they would stall the GUI thread for 100+ ms at a time on a busy machine. A child process has
-its own GIL, so the window stays fluid whatever the PDF. The store is built for this: one
-writer at a time across processes (file lock) and readers that always see the latest
-version. Embedding (torch releases the GIL) then runs on a worker thread in the app.
+its own GIL, so the window stays fluid whatever the PDF. Embedding goes there too: reading
+hundreds of chunks back from the store is long Arrow-to-Python conversions under the GIL.
+The store is built for this: one writer at a time across processes (file lock) and readers
+that always see the latest version.
 
 Protocol on the queue: ("progress", Progress fields) ... then ("done", [IngestResult dumps])
 or ("error", message). Cancellation: an Event the child polls through a CancelToken.
@@ -54,7 +55,19 @@ def _child(settings_json: str, paths: list[str], q: Any, stop: Any) -> None:  # 
             q.put(("progress", (p.stage, p.done, p.total, p.file, p.message)))
 
         results = lib.ingest(paths, on_progress=report, cancel=token, embed=False)
-        q.put(("done", [r.model_dump(mode="json") for r in results]))
+        embed_error = None
+        if not token.cancelled:
+            q.put(("progress", ("indexed", 1, 1, None, "indexed")))
+            try:
+                lib.embed_pending(on_progress=report, cancel=token)
+            except Cancelled:
+                pass
+            except FootnoteError as exc:
+                embed_error = exc.user_text()
+            except Exception as exc:  # noqa: BLE001 - documents stay keyword-searchable
+                logging.getLogger(__name__).exception("embedding failed")
+                embed_error = f"{type(exc).__name__}: {exc}"
+        q.put(("done", ([r.model_dump(mode="json") for r in results], embed_error)))
     except FootnoteError as exc:
         q.put(("error", exc.user_text()))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, never silent
@@ -68,8 +81,12 @@ def ingest_in_subprocess(
     *,
     on_progress: Callable[[Progress], None],
     cancel: CancelToken,
-) -> list[IngestResult]:
-    """Blocking (call it on a worker thread): results as ``Library.ingest(embed=False)``."""
+) -> tuple[list[IngestResult], str | None]:
+    """Blocking (call on a worker thread): parse, index, then embed, all in the child.
+
+    Returns the per-file results and the embedding error, if any (documents then stay
+    keyword-searchable). A progress ("indexed") marks the end of the first phase.
+    """
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
     stop = ctx.Event()
@@ -100,7 +117,8 @@ def ingest_in_subprocess(
             if kind == "progress":
                 on_progress(Progress(*payload))
             elif kind == "done":
-                return [IngestResult.model_validate(r) for r in payload]
+                dumps, embed_error = payload
+                return [IngestResult.model_validate(r) for r in dumps], embed_error
             elif kind == "error":
                 if cancel.cancelled:
                     raise Cancelled()

@@ -58,6 +58,7 @@ class Session(QObject):
         self.documents: list[Document] = []
         self.model_name = ""
         self.model_loaded = False
+        self.search_ready = False
         self._closing = False
         # Workers run Python between native calls; a shorter GIL switch interval (default
         # 5 ms) lets the GUI thread take the GIL back sooner, keeping the window fluid.
@@ -95,6 +96,7 @@ class Session(QObject):
         self.library = None
         self.asker = None
         self.model_loaded = False
+        self.search_ready = False
         self.start()
 
     # --- library -------------------------------------------------------------------
@@ -128,8 +130,8 @@ class Session(QObject):
     ) -> Job | None:
         """Parse and index (keyword-searchable at once), then embed as a second phase.
 
-        Parsing runs in a child process (see ingest_process: it holds the GIL for long
-        stretches); embedding runs on the "ingest" worker thread.
+        Both run in a child process (see ingest_process: they hold the GIL for long
+        stretches), supervised from the "ingest" worker thread.
         """
         lib = self.library
         if lib is None:
@@ -137,13 +139,13 @@ class Session(QObject):
 
         def work(job: Job) -> IngestOutcome:
             if subprocess_supported():
-                results = ingest_in_subprocess(
+                results, embed_error = ingest_in_subprocess(
                     self.settings, list(paths), on_progress=job.report, cancel=job.cancel
                 )
-            else:
-                results = lib.ingest(
-                    list(paths), on_progress=job.report, cancel=job.cancel, embed=False
-                )
+                return IngestOutcome(results, job.cancel.cancelled, embed_error)
+            results = lib.ingest(
+                list(paths), on_progress=job.report, cancel=job.cancel, embed=False
+            )
             out = IngestOutcome(results)
             if job.cancel.cancelled:
                 out.cancelled = True
@@ -177,9 +179,17 @@ class Session(QObject):
         lib = self.library
         if lib is None or not any(d.status == "indexed" for d in self.documents):
             return
+
+        def work(job: Job) -> object:
+            if subprocess_supported():
+                return ingest_in_subprocess(
+                    self.settings, [], on_progress=lambda _p: None, cancel=job.cancel
+                )
+            return lib.embed_pending(cancel=job.cancel)
+
         self.runner.submit(
             "ingest",
-            lambda j: lib.embed_pending(cancel=j.cancel),
+            work,
             name="embed-pending",
             on_done=self.refresh_documents,
             on_failed=self._fail("Could not finish indexing."),
@@ -215,6 +225,7 @@ class Session(QObject):
             self.model_loaded = True
             self.model_name = name
             self.model_state.emit(f"Model: {name}", False)
+            self.warm_up()
 
         def failed(exc: BaseException) -> None:
             prev = self.model_name or "none loaded"
@@ -224,6 +235,26 @@ class Session(QObject):
                 on_failed(exc)
 
         self.runner.submit("model", work, name="load-model", on_finished=loaded, on_failed=failed)
+
+    def warm_up(self) -> None:
+        """Load the query embedder now, on the model thread, not during the first question.
+
+        Importing torch holds the GIL for a while; better once at start-up than mid-answer.
+        """
+        lib = self.library
+        if lib is None or self.search_ready:
+            return
+
+        def done(_: object) -> None:
+            self.search_ready = True
+
+        self.runner.submit(
+            "model",
+            lambda _j: lib.warm_up(),
+            name="warm-up",
+            on_finished=done,
+            on_failed=self._fail("Could not load the embedding model."),
+        )
 
     def ask(
         self,

@@ -77,14 +77,21 @@ def _svg(name: str) -> str:
         return ""
 
 
+_ICONS: dict[tuple[str, str], QIcon] = {}
+
+
 def icon(name: str, color: QColor | str | None = None, size: int = 24) -> QIcon:
     """An SVG icon from resources/icons tinted with ``color`` (default: the text colour).
 
     Rendered at several sizes (and at 2x) so it stays crisp on high-DPI screens.
     """
     col = QColor(color) if color is not None else palette().color(QPalette.ColorRole.WindowText)
+    key = (name, col.name())
+    if key in _ICONS:
+        return _ICONS[key]
     svg = _svg(name).replace("#COLOR", col.name())
     ic = QIcon()
+    _ICONS[key] = ic
     if not svg:
         return ic
     renderer = QSvgRenderer(QByteArray(svg.encode()))

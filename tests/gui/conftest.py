@@ -142,7 +142,7 @@ def wait_ingested(qtbot, win: MainWindow, timeout: int = 240_000) -> None:  # no
 
 
 def wait_ready(qtbot, win: MainWindow, n_docs: int, timeout: int = 240_000) -> None:  # noqa: ANN001
-    """Until ``n_docs`` documents are listed, all embedded, and the model is loaded."""
+    """Until ``n_docs`` documents are listed, all embedded, the model and embedder loaded."""
     qtbot.waitUntil(
         lambda: (
             len(win.library.documents) == n_docs
@@ -151,6 +151,7 @@ def wait_ready(qtbot, win: MainWindow, n_docs: int, timeout: int = 240_000) -> N
         timeout=timeout,
     )
     qtbot.waitUntil(lambda: win.session.model_loaded, timeout=timeout)
+    qtbot.waitUntil(lambda: win.session.search_ready, timeout=timeout)
 
 
 def center(widget) -> QPoint:  # noqa: ANN001
