@@ -150,3 +150,12 @@ def test_bad_model_folders_raise_model_load_error(tmp_path: Path) -> None:
     emb = SentenceTransformerEmbedder(broken)
     with pytest.raises(ModelLoadError, match="Cannot load the embedding model"):
         emb.embed(["hello"])
+
+
+def test_int8_embedder_stays_close_to_fp32(shared_embedder: Embedder) -> None:
+    texts = [fact.sentence for fact in MANUAL_FACTS.values()]
+    q = SentenceTransformerEmbedder(quantize=True)
+    assert "int8" in q.name and q.name != shared_embedder.name  # its vectors are kept apart
+    cos = np.sum(q.embed(texts) * shared_embedder.embed(texts), axis=1)
+    # measured on these sentences: mean 0.987, min 0.976 (why int8 is opt-in)
+    assert cos.mean() >= 0.98 and cos.min() >= 0.97, cos
