@@ -87,6 +87,7 @@ class HybridRetriever:
         self.params = params or FusionParams()
         self.last_timings: dict[str, float] = {}
         self._executor: ThreadPoolExecutor | None = None
+        self._vector_cap = 1_000_000
         self._pool_lock = threading.Lock()
 
     def search(
@@ -197,11 +198,16 @@ class HybridRetriever:
         Why: an ANN index can refuse a query shape (LanceDB 0.40 HNSW rejects a k above its
         ``ef`` after refinement); a search that still answers from BM25 beats an error.
         """
-        for k in dict.fromkeys((n, SAFE_VECTOR_K)):
+        for k in dict.fromkeys((min(n, self._vector_cap), SAFE_VECTOR_K)):
             try:
                 return [cid for cid, _ in self.store.vector_search(vec, k, scope)]
             except Exception:
-                logger.exception("vector search failed (k=%d)", k)
+                if k <= SAFE_VECTOR_K:
+                    logger.exception("vector search failed; keyword results only")
+                    return []
+                # The same request would fail again: ask for fewer from now on.
+                logger.exception("vector search failed for k=%d; capping at %d", k, SAFE_VECTOR_K)
+                self._vector_cap = SAFE_VECTOR_K
         return []
 
     def _timed_text_search(

@@ -233,7 +233,12 @@ def test_title_boost_promotes_matching_section(emb: HashEmbedder) -> None:
 class PickyIndexStore(FakeStore):
     """Like an ANN index that rejects large k (LanceDB HNSW: 'ef must be >= k')."""
 
+    def __init__(self, embedder: HashEmbedder) -> None:
+        super().__init__(embedder)
+        self.asked: list[int] = []
+
     def vector_search(self, vec: np.ndarray, k: int, doc_ids: Sequence[str] | None = None):
+        self.asked.append(k)
         if k > 12:
             raise RuntimeError("lance error: ef must be greater than or equal to k")
         return super().vector_search(vec, k, doc_ids)
@@ -242,6 +247,9 @@ class PickyIndexStore(FakeStore):
 def test_vector_index_error_degrades_to_fewer_candidates(emb: HashEmbedder) -> None:
     s = PickyIndexStore(emb)
     s.add("pppp", ["How hot may it get", "unrelated words here"])
-    hits = HybridRetriever(s, emb).search("hot get", top_k=2)
+    r = HybridRetriever(s, emb)
+    hits = r.search("hot get", top_k=2)
     assert hits[0].chunk_id == "pppp:00000"
     assert hits[0].score == pytest.approx(_both_first(), rel=1e-4)  # found by both lists
+    r.search("hot", top_k=2)
+    assert s.asked == [40, 12, 12]  # after one refusal it asks for fewer straight away
