@@ -93,6 +93,19 @@ def terms(text: str) -> list[str]:
     return out
 
 
+def support_share(answer: str, evidence: Sequence[str]) -> float:
+    """Share of the answer's content words (stems, markers ignored) found in ``evidence``.
+
+    For the embedded model with ranked evidence a good answer restates its quote; words
+    from nowhere are where it goes wrong ("... which is a standard procedure for ...").
+    """
+    words = terms(re.sub(r"\[\d+\]", " ", answer))
+    if not words:
+        return 0.0
+    known = set(terms(" ".join(evidence)))
+    return sum(w in known for w in words) / len(words)
+
+
 @dataclass
 class ShownSentence:
     """One sentence of a source as shown to the model; ``text`` is the exact quotable string."""

@@ -36,6 +36,7 @@ from app.generation.prompt import (
     DEFAULT_BUDGET_CHARS,
     PromptBundle,
     Similarity,
+    support_share,
     system_prompt,
 )
 from app.services.answers import (
@@ -68,6 +69,9 @@ MIN_SIMILARITY = 0.42
 """With ranked evidence, refuse when no candidate sentence is this similar to the question
 (embedder cosine): the embedded model cannot judge relevance itself. On the eval set every
 answerable question scored >= 0.44 and half the unanswerable ones < 0.3."""
+MIN_SUPPORT = 0.7
+"""With ranked evidence, the share of the answer's words that must come from the evidence
+or the question; below it the evidence itself is shown (extractive) instead."""
 MIN_COVERAGE = 0.3  # the same gate by word overlap, when no embedder is available
 RANKED_BUDGET_CHARS = 600  # the answer leans on the fixed evidence: a short context will do
 ANSWER_ONLY_TOKENS = 96
@@ -294,6 +298,20 @@ class AskService:
                 )
             raw, checked = raw2, checked2
         assert raw is not None and checked is not None
+        if bundle.spec.evidence:
+            share = support_share(checked.answer, [q for _, q in bundle.spec.evidence] + [question])
+            if share < MIN_SUPPORT:
+                logger.info("answer strays from its evidence (%.2f); extractive fallback", share)
+                return self._extractive(
+                    question,
+                    sources,
+                    pairs,
+                    bundle,
+                    checked,
+                    timings,
+                    model.name,
+                    retried=repaired,
+                )
         progress(Progress("generate", 1, 1))
         return Answer(
             question=question,

@@ -246,3 +246,20 @@ def test_ranked_evidence_gate_and_fixed_citations(lib: FakeLibrary) -> None:
     assert "Clean the air filter every 90 days with a soft brush." in grammar
     assert "refuse-obj" not in grammar  # the ranker decided: the model only words the answer
     assert a.kind == "generated" and a.citations[0].quote.startswith("Clean the air filter")
+
+
+def test_ranked_answer_straying_from_evidence_shows_the_evidence(lib: FakeLibrary) -> None:
+    stray = _json(
+        "answer",
+        "Filters are replaced by the dealer once a year [2].",
+        [(2, "Clean the air filter every 90 days with a soft brush.")],
+    )
+    model = ScriptedModel([stray])
+    a = AskService(lib, chat_model=model, evidence="ranked").ask(
+        "How often must the air filter be cleaned?"
+    )
+    assert a.kind == "extractive" and len(model.calls) == 1
+    assert [c.quote for c in a.citations] == [
+        "Clean the air filter every 90 days with a soft brush."
+    ]
+    assert "dealer" not in a.answer

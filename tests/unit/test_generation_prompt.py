@@ -116,3 +116,13 @@ def test_semantic_selection_uses_similarity_and_reports_relevance() -> None:
     assert sum(len(t) + 8 for t in shown) <= 300
     lexical = build_prompt(q, SOURCES, ranked_evidence=True)
     assert not lexical.semantic and lexical.relevance == lexical.coverage
+
+
+def test_support_share_counts_words_from_the_evidence() -> None:
+    from app.generation.prompt import support_share
+
+    ev = ["If the display shows E17, the memory card is full and must be replaced."]
+    assert support_share("The memory card is full [1].", ev) == 1.0
+    assert support_share("A warning symbol blinks in percent [1].", ev) == 0.0
+    assert 0.0 < support_share("The display shows a warning [1].", ev) < 1.0
+    assert support_share("[1]", ev) == 0.0
