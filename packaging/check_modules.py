@@ -49,6 +49,7 @@ _IGNORED_PREFIXES = (
     "torch.classes", "torch.ops", "PySide6.support", "shibokensupport", "signature_bootstrap",
     "__feature__", "sentence_transformers.models", "typing.io", "typing.re", "os.path",
     "cython_runtime", "swig_runtime_data", "_cython_", "__main__", "__mp_main__", "_distutils_hack",
+    "__editable__", "_remote_module_non_scriptable", "transformers.models.bert.tokenization_bert_fast",
 )  # fmt: skip
 
 
@@ -81,6 +82,27 @@ def traced_modules(pdf: Path) -> set[str]:
     return seen
 
 
+def _is_virtual(name: str, extensions: set[str]) -> bool:
+    """Stdlib, a C-level sub-module registered by an extension (``_csparsetools``), or a child
+    of an extension module (``scipy.optimize._highspy._core.cb``)."""
+    top = name.split(".")[0]
+    if top in sys.stdlib_module_names or ("." not in name and name.startswith("_")):
+        return True
+    parts = name.split(".")
+    return any(".".join(parts[:i]) in extensions for i in range(1, len(parts)))
+
+
+def extension_modules(bundle: Path) -> set[str]:
+    names = set()
+    internal = bundle / "_internal"
+    for ext in internal.rglob("*.so"):
+        rel = ext.relative_to(internal).parts
+        if rel[0].startswith("python3"):  # lib-dynload: stdlib extension modules
+            rel = rel[2:]
+        names.add(".".join(rel).split(".cpython")[0].split(".abi3")[0].removesuffix(".so"))
+    return names
+
+
 def bundled_modules(bundle: Path) -> set[str]:
     """Modules in the bundle: its PYZ archive, base_library.zip and extension modules."""
     from PyInstaller.archive.readers import CArchiveReader
@@ -93,12 +115,7 @@ def bundled_modules(bundle: Path) -> set[str]:
             for n in z.namelist()
             if n.endswith(".pyc")
         }
-    for ext in internal.rglob("*.so"):
-        rel = ext.relative_to(internal).parts
-        if rel[0].startswith("python3"):  # lib-dynload: stdlib extension modules
-            rel = rel[2:]
-        have.add(".".join(rel).split(".cpython")[0].split(".abi3")[0].removesuffix(".so"))
-    return have
+    return have | extension_modules(bundle)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,10 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     used = traced_modules(args.pdf.resolve())
     have = bundled_modules(args.bundle)
+    extensions = extension_modules(args.bundle)
     missing = sorted(
         m
         for m in used - have
-        if m not in sys.builtin_module_names and not m.startswith(_IGNORED_PREFIXES)
+        if not m.startswith(_IGNORED_PREFIXES) and not _is_virtual(m, extensions)
     )
     for m in missing:
         print(m)
