@@ -129,7 +129,7 @@ class ImportPanel(QFrame):
         self.scroll.setWidgetResizable(True)
         self.scroll.setWidget(self._grid_host)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setMaximumHeight(190)
+        self.scroll.setMaximumHeight(200)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(10, 8, 10, 8)
         lay.addLayout(head)
@@ -162,7 +162,7 @@ class ImportPanel(QFrame):
         key = str(Path(path))
         if key not in self.rows:
             self.rows[key] = FileRow(self.grid, len(self.rows), key)
-            self.scroll.setMinimumHeight(min(190, 56 * len(self.rows)))
+            self.scroll.setMinimumHeight(min(200, 62 * len(self.rows)))
         return self.rows[key]
 
     def on_progress(self, p: Progress) -> None:
