@@ -61,7 +61,9 @@ class FusionParams:
     # (fp32, 256 tokens) and 0.87 / 0.88 / 0.92 (int8, 192 tokens, the default embedder).
     text_weight: float = 2.0
     vector_weight: float = 1.0
-    rrf_k: float = 60.0
+    # A small k lets a list's top hit count: with k=10 (vs the usual 60) page recall@5 rose
+    # 0.917 -> 0.933 (fp32/256) and 0.900 -> 0.917 (fp32/192, the default) on two builds.
+    rrf_k: float = 10.0
     candidates: int = 40  # per list; more costs time and rarely changes the top 8
     title_boost: float = 0.0  # added per share of query terms found in the section title
     coverage_boost: float = 0.0  # added per share of query terms found in the chunk text
