@@ -30,9 +30,10 @@ DEFAULT_BATCH_SIZE = 32
 # The model's own cap; the name of an embedder reading fewer tokens says so.
 NATIVE_MAX_SEQ_LENGTH = 256
 # Tokens read per text. 160-200-word chunks of technical text run to 250-400 tokens, so
-# the cap decides the cost. 192 tokens (about the first 120 words) embeds 1.33x faster
-# than 256 and dense page recall did not drop (0.83 vs 0.82); 128 was 1.9x faster but
-# dense recall fell to 0.72 (app/retrieval/README.md).
+# the cap bounds the cost. 192 tokens (about the first 120 words) was 1.33x faster than 256
+# per CPU-second on a busy machine (only ~7 % on an idle one, where most corpus chunks fit
+# in 256) and dense page recall did not drop (0.83 vs 0.82); 128 was 1.8x faster but dense
+# recall fell to 0.72 (app/retrieval/README.md).
 DEFAULT_MAX_SEQ_LENGTH = 192
 # int8 (see _quantize) is 1.26x faster with cosine to fp32 0.991 mean / 0.986 min, but
 # dynamic quantisation scales activations per call, so a text's vector depends on what it
