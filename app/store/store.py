@@ -360,7 +360,10 @@ class Store:
         if doc_ids is not None:
             q = q.where(f"doc_id IN {sql_list(doc_ids)}", prefilter=True)
         if self.has_vector_index():
-            q = q.nprobes(20).ef(max(64, 4 * k)).refine_factor(5)
+            # With refinement LanceDB fetches k * refine_factor candidates and rejects an ef
+            # below that ("ef must be greater than or equal to k"), so size ef from it.
+            refine = 5
+            q = q.nprobes(20).ef(max(64, 4 * k, k * refine)).refine_factor(refine)
         table = q.select(["chunk_id", "_distance"]).limit(k).to_arrow()
         return list(
             zip(

@@ -235,6 +235,9 @@ def test_ann_index_is_built_past_threshold(store: Store, monkeypatch: pytest.Mon
     assert store.has_vector_index()
     hits = store.vector_search(vecs[123], 5)
     assert hits[0][0] == parsed.chunks[123].chunk_id
+    # The retriever asks for 40 candidates; the index must not reject k > ef / refine_factor.
+    many = store.vector_search(vecs[7], 40)
+    assert len(many) == 40 and many[0][0] == parsed.chunks[7].chunk_id
 
 
 def test_writer_lock_is_exclusive_across_processes(tmp_path: Path) -> None:
