@@ -12,7 +12,6 @@ import logging
 from collections import OrderedDict
 from pathlib import Path
 
-import pymupdf
 from PySide6.QtCore import QPointF, QRectF, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QDesktopServices, QImage, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import (
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ingest._mupdf import MUPDF_LOCK, pymupdf
 from app.ui.theme import icon
 
 logger = logging.getLogger(__name__)
@@ -64,14 +64,16 @@ class PageCanvas(QAbstractScrollArea):
     def open(self, path: Path) -> None:
         if self.path == path and self.doc is not None:
             return
-        doc = pymupdf.open(path)
-        if self.doc is not None:
-            self.doc.close()
-        self.doc, self.path = doc, path
-        self.sizes = []
-        for i in range(doc.page_count):
-            r = doc.page_cropbox(i)
-            self.sizes.append((float(r.width), float(r.height)))
+        # PyMuPDF is not thread-safe; ingestion may parse on a worker thread at the same time.
+        with MUPDF_LOCK:
+            doc = pymupdf.open(path)
+            if self.doc is not None:
+                self.doc.close()
+            self.doc, self.path = doc, path
+            self.sizes = []
+            for i in range(doc.page_count):
+                r = doc.page_cropbox(i)
+                self.sizes.append((float(r.width), float(r.height)))
         self._cache.clear()
         self._last_page = 0
         self._relayout()
@@ -80,7 +82,8 @@ class PageCanvas(QAbstractScrollArea):
 
     def close_document(self) -> None:
         if self.doc is not None:
-            self.doc.close()
+            with MUPDF_LOCK:
+                self.doc.close()
         self.doc, self.path, self.sizes, self.tops = None, None, [], []
         self._cache.clear()
         self._relayout()
@@ -192,9 +195,10 @@ class PageCanvas(QAbstractScrollArea):
             return None
         try:
             scale = self.zoom * dpr
-            pix = self.doc.load_page(index).get_pixmap(
-                matrix=pymupdf.Matrix(scale, scale), alpha=False
-            )
+            with MUPDF_LOCK:
+                pix = self.doc.load_page(index).get_pixmap(
+                    matrix=pymupdf.Matrix(scale, scale), alpha=False
+                )
             img = QImage(
                 pix.samples, pix.width, pix.height, pix.stride, QImage.Format.Format_RGB888
             ).copy()

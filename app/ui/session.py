@@ -237,7 +237,7 @@ class Session(QObject):
         self.runner.submit("model", work, name="load-model", on_finished=loaded, on_failed=failed)
 
     def warm_up(self) -> None:
-        """Load the query embedder now, on the model thread, not during the first question.
+        """Load the query embedder and prime the chat model now, on the model thread, not mid-question.
 
         Importing torch holds the GIL for a while; better once at start-up than mid-answer.
         """
@@ -245,12 +245,19 @@ class Session(QObject):
         if lib is None or self.search_ready:
             return
 
+        asker = self.asker
+
+        def work(_j: Job) -> None:
+            lib.warm_up()
+            if asker is not None:  # cache the system prompt so the first answer is not slower
+                asker.warm_up()
+
         def done(_: object) -> None:
             self.search_ready = True
 
         self.runner.submit(
             "model",
-            lambda _j: lib.warm_up(),
+            work,
             name="warm-up",
             on_finished=done,
             on_failed=self._fail("Could not load the embedding model."),
