@@ -41,9 +41,15 @@ lint: setup
 
 bench: setup
 	$(BIN)/python -m tests.bench.bench_ingest
+	$(BIN)/python -m app.validation.bench
 
 eval: setup
 	$(BIN)/python -m tests.bench.eval_answers
+
+# Screenshots of the real app on a virtual screen (docs/screenshots/*.png).
+screenshots: setup
+	@command -v xvfb-run >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq xvfb; }
+	xvfb-run -a -s "-screen 0 1440x900x24" $(BIN)/python tools/screenshots.py
 
 # Desktop bundle dist/Footnote/ (PyInstaller) and the Linux installer tarball; see packaging/README.md.
 package: setup

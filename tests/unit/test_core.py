@@ -3,9 +3,8 @@ from __future__ import annotations
 import pytest
 
 from app.core.charmap import CharMap, Piece, Rect
-from app.core.errors import EncryptedPdfError, FootnoteError
+from app.core.errors import Cancelled, EncryptedPdfError, FootnoteError
 from app.core.progress import CancelToken, Progress
-from app.core.errors import Cancelled
 from app.core.text import sentence_spans, split_sentences
 
 pytestmark = pytest.mark.unit
