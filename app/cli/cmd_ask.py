@@ -65,14 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, Any] = {}
-    if args.library is not None:
-        overrides["library"] = args.library
-    if args.model is not None:
-        overrides["model"] = args.model
-    if args.llm_url:
-        overrides["llm_url"] = args.llm_url
-    return Settings(**overrides)
+    return common.settings_from_args(args, model=args.model, llm_url=args.llm_url or None)
 
 
 def run(args: argparse.Namespace) -> int:

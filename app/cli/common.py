@@ -34,15 +34,28 @@ def add_library_option(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="Library folder (default: $FOOTNOTE_LIBRARY or the per-user data folder).",
     )
+    parser.add_argument(
+        "--embedder",
+        metavar="DIR",
+        type=Path,
+        default=None,
+        help="sentence-transformers model folder (default: the embedded all-MiniLM-L6-v2; "
+        "changing it re-embeds the library).",
+    )
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="Print JSON on stdout.")
 
 
-def settings_from_args(args: argparse.Namespace) -> Settings:
-    library = getattr(args, "library", None)
-    return Settings(library=library) if library is not None else Settings()
+def settings_from_args(args: argparse.Namespace, **extra: Any) -> Settings:
+    """Settings from the environment, overridden by the options given on the command line."""
+    overrides: dict[str, Any] = {k: v for k, v in extra.items() if v is not None}
+    for name in ("library", "embedder"):
+        value = getattr(args, name, None)
+        if value is not None:
+            overrides[name] = value
+    return Settings(**overrides)
 
 
 def open_library(args: argparse.Namespace, **kwargs: Any) -> Any:
