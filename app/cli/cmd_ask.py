@@ -40,15 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="Use an OpenAI-compatible llama.cpp server instead of a local model.",
     )
-    parser.add_argument(
-        "--top-k", type=int, default=None, metavar="N", help="Sources to retrieve (default 8)."
-    )
-    parser.add_argument(
-        "--doc",
-        action="append",
-        dest="doc_ids",
-        metavar="DOC_ID",
-        help="Only use this document (repeatable).",
+    common.add_scope_options(
+        parser,
+        top_k_help="Sources to retrieve (default 8).",
+        doc_help="Only use this document (repeatable).",
     )
     parser.add_argument(
         "--free-quotes",
@@ -75,8 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if args.question is not None and not args.question.strip():
         common.error("the question is empty.")
         return common.EXIT_USAGE
-    if args.top_k is not None and not 1 <= args.top_k <= 50:
-        common.error("--top-k must be between 1 and 50.")
+    if not common.top_k_is_valid(args):
         return common.EXIT_USAGE
     if args.model is not None and args.llm_url:
         common.error("use either --model or --llm-url, not both.")

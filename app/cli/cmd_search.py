@@ -21,15 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", nargs="?", metavar="QUERY", help="What to look for.")
     common.add_library_option(parser)
     common.add_json_option(parser)
-    parser.add_argument(
-        "--top-k", type=int, default=None, metavar="N", help="Number of hits (default 8)."
-    )
-    parser.add_argument(
-        "--doc",
-        action="append",
-        dest="doc_ids",
-        metavar="DOC_ID",
-        help="Only search this document (repeatable).",
+    common.add_scope_options(
+        parser,
+        top_k_help="Number of hits (default 8).",
+        doc_help="Only search this document (repeatable).",
     )
     parser.add_argument(
         "--batch",
@@ -42,8 +37,7 @@ def run(args: argparse.Namespace) -> int:
     if (args.query is None) == (args.batch is None):
         common.error("give either a QUERY or --batch FILE (not both).")
         return common.EXIT_USAGE
-    if args.top_k is not None and not 1 <= args.top_k <= 50:
-        common.error("--top-k must be between 1 and 50.")
+    if not common.top_k_is_valid(args):
         return common.EXIT_USAGE
     try:
         queries = [args.query] if args.batch is None else common.read_batch(args.batch)

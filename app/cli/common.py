@@ -44,6 +44,20 @@ def add_library_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_scope_options(parser: argparse.ArgumentParser, *, top_k_help: str, doc_help: str) -> None:
+    """--top-k and repeatable --doc, shared by `search` and `ask`; see ``top_k_is_valid``."""
+    parser.add_argument("--top-k", type=int, default=None, metavar="N", help=top_k_help)
+    parser.add_argument("--doc", action="append", dest="doc_ids", metavar="DOC_ID", help=doc_help)
+
+
+def top_k_is_valid(args: argparse.Namespace) -> bool:
+    """Report an out-of-range --top-k (a usage error) and return False; True when fine."""
+    if args.top_k is not None and not 1 <= args.top_k <= 50:
+        error("--top-k must be between 1 and 50.")
+        return False
+    return True
+
+
 def add_json_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="Print JSON on stdout.")
 
