@@ -16,6 +16,7 @@ from collections import Counter
 
 from pydantic import ValidationError
 
+from app.core import textkit
 from app.core.errors import GenerationError
 from app.core.models import RawAnswer
 
@@ -162,7 +163,6 @@ class AnswerStreamer:
         self._string_is_key = False
 
 
-_WORDS = re.compile(r"[^\W_]+")
 _MARKER = re.compile(r"\[\d+\]")
 
 
@@ -174,7 +174,7 @@ def is_looping(text: str, *, n: int = 4, repeats: int = 3) -> bool:
     or a short piece repeats back to back ("100000000", "2, 2, 2, 2, 2, 2")."""
     if any(len(m.group(0)) >= 12 for m in _STUTTER.finditer(text)):
         return True
-    words = [w.lower() for w in _WORDS.findall(_MARKER.sub(" ", text))]
+    words = textkit.words(_MARKER.sub(" ", text))
     if len(words) < n * repeats:
         return False
     grams = Counter(tuple(words[i : i + n]) for i in range(len(words) - n + 1))
@@ -187,7 +187,7 @@ def is_degenerate(answer: str) -> bool:
     Short is fine ("18 months [1]."): small models are at their best when brief.
     """
     text = _MARKER.sub(" ", answer)
-    if not any(sum(c.isalpha() for c in w) >= 2 for w in _WORDS.findall(text)):
+    if not any(sum(c.isalpha() for c in w) >= 2 for w in textkit.tokens(text)):
         return True
     visible = text.replace(" ", "")
     if len(visible) > 12 and sum(c.isalpha() for c in visible) < 0.4 * len(visible):

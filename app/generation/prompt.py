@@ -24,6 +24,7 @@ from typing import Any
 from app.core.models import Source
 from app.core.resources import resources_dir
 from app.core.text import collapse_ws, sentence_spans
+from app.core.textkit import QUESTION_FILLER, content_stems, detect_language
 from app.generation.grammar import CITATIONS_FIRST, GrammarSpec, build_grammar
 
 logger = logging.getLogger(__name__)
@@ -39,16 +40,6 @@ _FALLBACK_SYSTEM = (
     "sentences from the sources as citations, then write a short answer that ends "
     'with the source number in brackets, like [1]. Otherwise set "mode" to "refuse".'
 )
-
-_STOP_TEXT = """
-    a an and are as at be by can could did do does for from has have how i if in into is it
-    its may me might my no not of on or our should so than that the their them then there these
-    they this to us was we were what when where which while who whom why will with would you
-    your yours about after before between both each more most other some such only own same
-    any all also just than too very tell explain describe please give list name
-"""
-_STOP = frozenset(_STOP_TEXT.split())
-_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 
 
 @lru_cache(maxsize=4)
@@ -66,31 +57,10 @@ def system_prompt() -> str:
     return _read_prompt("system.txt") or _FALLBACK_SYSTEM
 
 
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s")
-
-
-def stem(word: str) -> str:
-    """Light stemming: strip one common suffix, keep a 6-letter prefix ("pages" ~ "page")."""
-    w = word.lower()
-    if not w.isalpha():
-        return w
-    for suf in _SUFFIXES:
-        if w.endswith(suf) and len(w) - len(suf) >= 3:
-            w = w[: -len(suf)]
-            break
-    if len(w) > 3 and w.endswith("e"):  # "page" ~ "pag(es)", "configure" ~ "configur(ation)"
-        w = w[:-1]
-    return w[:6]
-
-
-def terms(text: str) -> list[str]:
-    """Stems of the content words of ``text`` (stopwords and 1-letter words removed)."""
-    out = []
-    for w in _WORD.findall(text.lower()):
-        if w in _STOP or (len(w) < 2 and not w.isdigit()):
-            continue
-        out.append(stem(w))
-    return out
+def terms(text: str, lang: str | None = None) -> list[str]:
+    """Stems of the content words of ``text`` (stop words, question filler and 1-letter
+    words removed), in ``lang`` (default: the text's own language)."""
+    return content_stems(text, lang or detect_language(text), extra=QUESTION_FILLER)
 
 
 def support_share(answer: str, evidence: Sequence[str]) -> float:
@@ -99,10 +69,12 @@ def support_share(answer: str, evidence: Sequence[str]) -> float:
     For the embedded model with ranked evidence a good answer restates its quote; words
     from nowhere are where it goes wrong ("... which is a standard procedure for ...").
     """
-    words = terms(re.sub(r"\[\d+\]", " ", answer))
+    known_text = " ".join(evidence)
+    lang = detect_language(known_text)
+    words = terms(re.sub(r"\[\d+\]", " ", answer), lang)
     if not words:
         return 0.0
-    known = set(terms(" ".join(evidence)))
+    known = set(terms(known_text, lang))
     return sum(w in known for w in words) / len(words)
 
 
@@ -216,12 +188,13 @@ def select_sentences(
     """
     ranked = sorted(sources, key=lambda s: s.n)[:max_sources]
     per_source = {s.n: _split(s) for s in ranked}
-    q_terms = set(terms(question))
+    lang = detect_language(question)
+    q_terms = set(terms(question, lang))
     all_sents = [x for sents in per_source.values() for x in sents]
     df: dict[str, int] = {}
     sent_terms: dict[tuple[int, int], set[str]] = {}
     for x in all_sents:
-        ts = set(terms(x.text))
+        ts = set(terms(x.text, lang))
         sent_terms[(x.source, x.index)] = ts
         for t in ts & q_terms:
             df[t] = df.get(t, 0) + 1

@@ -7,25 +7,14 @@ tuned by the benchmark without touching I/O code.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+
+from app.core.textkit import QUESTION_FILLER, detect_language, stop_words, words
 
 logger = logging.getLogger(__name__)
 
-# Words that carry no topic in a question; BM25's IDF already discounts them, but
-# leaving them out keeps the FTS query short and stops a question made only of
-# common words from matching every chunk.
-STOP_WORDS = frozenset(
-    """a about above after again all am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers him his how i if in into is it its itself
-    just me more most my no nor not of off on once only or other our out over own same she
-    should so some such than that the their them then there these they this those through
-    to too under until up very was we were what when where which while who whom why will
-    with would you your yours use used using want way get make please tell know""".split()  # noqa: SIM905
-)
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 MAX_QUERY_TERMS = 32
 
 
@@ -37,10 +26,27 @@ def query_terms(query: str) -> list[str]:
     reach a full-text query parser. If every word is a stop word the words are kept,
     so "what is it" still searches for something.
     """
-    words = [w.lower() for w in _TOKEN.findall(query)]
-    content = [w for w in words if w not in STOP_WORDS]
-    chosen = content or words
+    ws = words(query)
+    stops = query_stop_words(query)
+    content = [w for w in ws if w not in stops]
+    chosen = content or ws
     return list(dict.fromkeys(chosen))[:MAX_QUERY_TERMS]
+
+
+def query_stop_words(query: str) -> frozenset[str]:
+    """Words that carry no topic in a question: English function words and question
+    filler, plus the function words of the question's own language when it is another.
+
+    BM25's IDF already discounts them, but leaving them out keeps the FTS query short
+    and stops a question made only of common words from matching every chunk.
+    """
+    return _query_stops(detect_language(query))
+
+
+@lru_cache(maxsize=16)
+def _query_stops(lang: str) -> frozenset[str]:
+    stops = stop_words() | QUESTION_FILLER
+    return stops if lang == "en" else stops | stop_words(lang)
 
 
 def sanitize_fts_query(query: str) -> str:
@@ -76,10 +82,10 @@ class Passage:
 
 
 def _shingles(text: str, n: int = 4) -> set[tuple[str, ...]]:
-    words = [w.lower() for w in _TOKEN.findall(text)]
-    if len(words) < n:
-        return {tuple(words)} if words else set()
-    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+    ws = words(text)
+    if len(ws) < n:
+        return {tuple(ws)} if ws else set()
+    return {tuple(ws[i : i + n]) for i in range(len(ws) - n + 1)}
 
 
 def containment(a: set[tuple[str, ...]], b: set[tuple[str, ...]]) -> float:
@@ -126,13 +132,13 @@ def title_overlap(terms: Sequence[str], title: str) -> float:
     """Share of the query's content terms that appear in a section title (0..1)."""
     if not terms or not title:
         return 0.0
-    words = {w.lower() for w in _TOKEN.findall(title)}
-    return sum(1 for t in terms if t in words) / len(terms)
+    have = set(words(title))
+    return sum(1 for t in terms if t in have) / len(terms)
 
 
 def term_coverage(terms: Sequence[str], text: str) -> float:
     """Share of the query's content terms that occur in ``text`` (0..1)."""
     if not terms:
         return 0.0
-    words = {w.lower() for w in _TOKEN.findall(text)}
-    return sum(1 for t in terms if t in words) / len(terms)
+    have = set(words(text))
+    return sum(1 for t in terms if t in have) / len(terms)

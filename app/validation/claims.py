@@ -11,74 +11,22 @@ from __future__ import annotations
 import logging
 import re
 
+from app.core import textkit
+from app.core.textkit import SOURCE_TALK, detect_language
 from app.validation.normalize import normalize
 
 logger = logging.getLogger(__name__)
 
-# Function words plus the words models use to talk *about* sources rather than content.
-_STOPWORD_TEXT = """
-    a about above after again against all also am an and any are aren as at be because been
-    before being below between both but by can cannot could did do does doing down during each
-    either else etc even ever every few for from further had has have having he her here hers
-    herself him himself his how however i if in into is it its itself just let like may me
-    might more most much must my myself neither no nor not now of off often on once one only
-    or other others otherwise our ours ourselves out over own per rather same shall she should
-    since so some such than that the their theirs them themselves then there these they this
-    those though through thus to too under until up upon us use used uses using very via was
-    we well were what when where whether which while who whom whose why will with within
-    without would yes yet you your yours yourself yourselves
-    according answer answers cite cited cites document documents example given mention
-    mentioned mentions note noted notes passage passages provided quote quoted say says said
-    source sources state stated states text
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-_SUFFIXES = ("ations", "ation", "ings", "ing", "edly", "ed", "ly")
-_ES_AFTER = ("xes", "ches", "shes", "zes", "sses")
-
-
-def stem(word: str) -> str:
-    """A deliberately light stemmer: strip a common suffix and a final "e", keep 6 letters.
-
-    Lenient on purpose ("configure" ~ "configuration", "pages" ~ "page", "based" ~
-    "base"): the overlap check must only catch citations that share *nothing* with
-    their claim.
-    """
-    w = word.lower()
-    if w.endswith("'s"):
-        w = w[:-2]
-    if not w.isalpha() or len(w) <= 3:
-        return w
-    if w.endswith("ies") and len(w) > 4:
-        w = w[:-3] + "y"
-    elif w.endswith(_ES_AFTER):
-        w = w[:-2]
-    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    for suf in _SUFFIXES:
-        if w.endswith(suf) and len(w) - len(suf) >= 3:
-            w = w[: -len(suf)]
-            break
-    if w.endswith("e") and len(w) > 3:
-        w = w[:-1]
-    return w[:6]
-
-
-def content_stems(text: str) -> set[str]:
-    """Stems of the content words (stopwords and 1-letter words removed) of ``text``."""
+def content_stems(text: str, lang: str | None = None) -> set[str]:
+    """Stems of the content words of ``text`` (stop words, words about sources and
+    1-letter words removed), in ``lang`` (default: the text's own language)."""
     norm = normalize(text).text
-    out: set[str] = set()
-    for m in _WORD.finditer(norm):
-        w = m.group()
-        if w in STOPWORDS or (len(w) < 2 and not w.isdigit()):
-            continue
-        out.add(stem(w))
-    return out
+    return set(textkit.content_stems(norm, lang or detect_language(norm), extra=SOURCE_TALK))
 
 
 def word_count(text: str) -> int:
-    return len(_WORD.findall(text))
+    return len(textkit.tokens(text))
 
 
 # A number: digits with optional thousands commas and dot-separated parts (2.3.1, 1,000, 0.5).

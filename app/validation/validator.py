@@ -27,6 +27,7 @@ from app.core.models import (
     Validation,
     ValidationStatus,
 )
+from app.core.textkit import detect_language
 from app.validation.claims import claim_numbers, content_stems, source_numbers, word_count
 from app.validation.locate import ChunkIndex, find_elsewhere, locate
 from app.validation.markers import Marker, find_markers, rewrite
@@ -265,12 +266,13 @@ def _check_overlap(
     A sentence without any content word ("The [1] is the [1].") cannot be supported by
     anything, so its markers go too. Returns the numbers still cited by the sentence.
     """
-    words = content_stems(body)
+    lang = detect_language(" ".join([body, *(c.quote for n in ns for c in cited[n])]))
+    words = content_stems(body, lang)
     for n in ns:
         if words:
             quote_words: set[str] = set()
             for c in cited[n]:
-                quote_words |= content_stems(c.quote)
+                quote_words |= content_stems(c.quote, lang)
             if words & quote_words:
                 continue
             why = f"sentence {k} shares no content word with the quote of [{n}]"

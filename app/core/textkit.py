@@ -1,0 +1,157 @@
+"""One text toolkit for every layer: words, stop words, stems and a text's language.
+
+Retrieval, the prompt, the validator and the support check all need to compare words
+("pages" ~ "page", "declare" ~ "declaration") and to ignore words that carry no topic.
+They used to keep three stop-word lists, two hand-written stemmers and four word
+patterns that drifted apart; this module is the single copy, built on maintained data:
+
+* stems come from the Snowball stemmers (``snowballstemmer``, which uses the C
+  ``PyStemmer`` when it is installed), so German, French and the other Snowball
+  languages stem as well as English;
+* stop words come from the ``stop-words`` package pinned at 2018.7.23, whose English
+  and German lists are the Snowball project's own (function words only: 174 English
+  words). Later releases grew the English list to 1,333 words that include content
+  words ("computer", "date", "area", "information") which a question's key concept
+  may well be, so they would hide exactly what must be matched.
+
+The few words added here are Footnote's own, named for what they are: words people
+put in questions without asking about them (:data:`QUESTION_FILLER`), and words a
+model uses to talk *about* sources rather than their content (:data:`SOURCE_TALK`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+import snowballstemmer
+from stop_words import StopWordError, get_stop_words
+
+logger = logging.getLogger(__name__)
+
+TOKEN = re.compile(r"[^\W_]+")
+"""A word: a run of letters and digits. Apostrophes, hyphens, backslashes and ``@`` split
+words, so tokens are always safe to hand to a full-text query parser."""
+
+DEFAULT_LANGUAGE = "en"
+LANGUAGES: dict[str, str] = {
+    "da": "danish",
+    "de": "german",
+    "en": "english",
+    "es": "spanish",
+    "fi": "finnish",
+    "fr": "french",
+    "hu": "hungarian",
+    "it": "italian",
+    "nl": "dutch",
+    "nb": "norwegian",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sv": "swedish",
+    "tr": "turkish",
+}
+"""Languages with both a Snowball stemmer and a stop-word list (ISO code -> Snowball name)."""
+
+QUESTION_FILLER = frozenset(
+    """can could may might must shall will would also just now please tell explain describe
+    give list name show use used uses using want way get make know""".split()  # noqa: SIM905
+)
+"""English words a question is phrased with rather than asking about ("How can I use ...")."""
+
+SOURCE_TALK = frozenset(
+    """according answer answers cite cited cites document documents example given mention
+    mentioned mentions note noted notes passage passages provided quote quoted say says said
+    source sources state stated states text""".split()  # noqa: SIM905
+)
+"""Words a model uses to talk about its sources ("according to the document")."""
+
+
+def tokens(text: str) -> list[str]:
+    """The words of ``text`` as written (letters and digits only), in order."""
+    return TOKEN.findall(text)
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased words of ``text``, in order."""
+    return [w.lower() for w in TOKEN.findall(text)]
+
+
+@lru_cache(maxsize=32)
+def stop_words(lang: str = DEFAULT_LANGUAGE) -> frozenset[str]:
+    """The stop words of ``lang`` (an ISO code), lower case, contractions split like
+    :data:`TOKEN` splits them ("don't" also gives "don"). Unknown languages: English."""
+    name = LANGUAGES.get(lang, LANGUAGES[DEFAULT_LANGUAGE])
+    try:
+        listed = get_stop_words(name)
+    except StopWordError:  # a broken install: say so once, keep working without the list
+        logger.exception("no stop-word list for %s", name)
+        listed = []
+    out: set[str] = set()
+    for entry in listed:
+        parts = words(entry)
+        if len(parts) == 1:
+            out.add(parts[0])
+        elif parts:  # "don't": "don" and "dont", but not the lone "t"
+            out.update(p for p in parts if len(p) > 1)
+            out.add("".join(parts))
+    return frozenset(out)
+
+
+@lru_cache(maxsize=32)
+def _stemmer(lang: str) -> snowballstemmer.stemmer:
+    return snowballstemmer.stemmer(LANGUAGES.get(lang, LANGUAGES[DEFAULT_LANGUAGE]))
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str, lang: str = DEFAULT_LANGUAGE) -> str:
+    """The Snowball stem of ``word`` in ``lang`` ("pages" -> "page", "configuration" ->
+    "configur"); numbers and words with digits stay as they are, lower-cased."""
+    w = word.lower()
+    if not w.isalpha():
+        return w
+    return str(_stemmer(lang).stemWord(w))
+
+
+def is_content(word: str, stops: frozenset[str]) -> bool:
+    """Whether a lower-cased word carries content: not a stop word, and not a lone letter."""
+    return word not in stops and (len(word) >= 2 or word.isdigit())
+
+
+def content_words(
+    text: str, lang: str = DEFAULT_LANGUAGE, *, extra: Iterable[str] = ()
+) -> list[str]:
+    """Lower-cased content words of ``text`` in order (stop words of ``lang`` and ``extra``,
+    and one-letter words, left out)."""
+    stops = stop_words(lang) | frozenset(extra) if extra else stop_words(lang)
+    return [w for w in words(text) if is_content(w, stops)]
+
+
+def content_stems(
+    text: str, lang: str = DEFAULT_LANGUAGE, *, extra: Iterable[str] = ()
+) -> list[str]:
+    """Stems of the content words of ``text``, in order (duplicates kept)."""
+    return [stem(w, lang) for w in content_words(text, lang, extra=extra)]
+
+
+MIN_LANGUAGE_HITS = 2
+"""Fewer stop-word hits than this say nothing about a language: assume the default."""
+
+
+def detect_language(text: str, *, default: str = DEFAULT_LANGUAGE) -> str:
+    """The language of ``text`` by which language's stop words it uses most.
+
+    Simple on purpose: function words are the most frequent words of any language, so
+    counting them separates German from English even in a one-line question. Ties and
+    texts with too few hits give ``default``.
+    """
+    ws = [w for w in words(text) if len(w) > 1]  # lone letters are in many lists
+    if not ws:
+        return default
+    counts = {lang: sum(w in stop_words(lang) for w in ws) for lang in LANGUAGES}
+    best = max(counts, key=lambda lang: (counts[lang], lang == default))
+    if counts[best] < MIN_LANGUAGE_HITS or counts[best] <= counts.get(default, 0):
+        return default
+    return best

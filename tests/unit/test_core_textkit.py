@@ -1,0 +1,87 @@
+"""The one text toolkit: words, stop words, Snowball stems and language detection."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.textkit import (
+    QUESTION_FILLER,
+    SOURCE_TALK,
+    content_stems,
+    content_words,
+    detect_language,
+    stem,
+    stop_words,
+    tokens,
+    words,
+)
+
+pytestmark = pytest.mark.unit
+
+
+def test_tokens_are_letters_and_digits_only() -> None:
+    assert tokens(r"\newcommand{foo}: a_b @x don't 2.3") == [
+        "newcommand", "foo", "a", "b", "x", "don", "t", "2", "3"
+    ]  # fmt: skip
+    assert words("LaTeX Über") == ["latex", "über"]
+
+
+def test_stop_words_are_function_words_per_language() -> None:
+    en, de = stop_words("en"), stop_words("de")
+    assert {"the", "of", "which", "don"} <= en  # "don't" is split like TOKEN splits it
+    assert {"der", "die", "und", "nicht"} <= de
+    # content words a question may be about are never stop words
+    assert not {"computer", "date", "area", "information", "number"} & en
+    assert stop_words("xx") == en  # unknown language: English
+
+
+def test_domain_word_sets_are_not_in_the_library_lists() -> None:
+    assert "according" in SOURCE_TALK and "explain" in QUESTION_FILLER
+    assert not (SOURCE_TALK | QUESTION_FILLER) & {"option", "class", "page"}
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("page", "pages"),
+        ("configure", "configuration"),
+        ("declare", "declaration"),
+        ("library", "libraries"),
+        ("hyphenation", "hyphenate"),
+    ],
+)
+def test_english_stems_conflate_word_forms(a: str, b: str) -> None:
+    assert stem(a) == stem(b)
+
+
+def test_german_stems() -> None:
+    assert stem("Mitarbeiter", "de") == stem("Mitarbeitern", "de")
+    assert stem("Häuser", "de") == stem("Hauses", "de")
+
+
+def test_numbers_and_mixed_words_are_kept() -> None:
+    assert stem("2020") == "2020" and stem("10PT") == "10pt"
+
+
+def test_content_words_and_stems() -> None:
+    assert content_words("How do I declare an option in a class?") == [
+        "declare", "option", "class"
+    ]  # fmt: skip
+    assert content_words("Please explain the option", extra=QUESTION_FILLER) == ["option"]
+    assert content_stems("Wie viele Mitarbeiter hat die Firma?", "de") == [
+        "viel", "mitarbeit", "firma"
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("How many employees does the company have?", "en"),
+        ("Wie viele Mitarbeiter hat die Firma im Jahr 2020?", "de"),
+        ("Quelle est la capitale de la France et où se trouve le musée ?", "fr"),
+        ("\\DeclareOption", "en"),  # nothing to go on: the default
+        ("", "en"),
+    ],
+)
+def test_detect_language(text: str, lang: str) -> None:
+    assert detect_language(text) == lang
