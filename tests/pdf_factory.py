@@ -541,6 +541,24 @@ def make_scanned_pdf(path: Path | str, pages: int = 2) -> Path:
     return path
 
 
+def make_photo_pdf(path: Path | str, pages: int = 2) -> Path:
+    """Image-only pages that show no text at all (shapes on a grey ground, like a photo):
+    OCR finds nothing to read, so ingestion must refuse the file with its reason."""
+    path = Path(path)
+    src = _new_doc()
+    doc = _new_doc()
+    for i in range(pages):
+        art = src.new_page(width=PAGE_W, height=PAGE_H)
+        art.draw_rect(art.rect, color=None, fill=(0.85, 0.85, 0.8))
+        art.draw_circle((200 + 60 * i, 300), 120, color=None, fill=(0.4, 0.5, 0.7))
+        art.draw_rect(pymupdf.Rect(300, 450, 520, 700), color=None, fill=(0.7, 0.3, 0.2))
+        pix = art.get_pixmap(dpi=72)
+        page = doc.new_page(width=PAGE_W, height=PAGE_H)
+        page.insert_image(page.rect, stream=pix.tobytes("png"))
+    doc.save(path, deflate=True)
+    return path
+
+
 def make_encrypted_pdf(path: Path | str, password: str = "secret") -> Path:
     """The manual, AES-256 encrypted with a user password."""
     path = Path(path)

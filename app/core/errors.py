@@ -76,9 +76,14 @@ class NoPagesError(IngestError):
 
 class NoTextLayerError(IngestError):
     code = "no_text"
+    default_hint = "If its pages show text, a sharper scan (200 to 300 dpi) reads best."
+
+
+class OcrUnavailableError(IngestError):
+    code = "ocr_unavailable"
     default_hint = (
-        "It looks scanned: it has no text layer. Run OCR on it first "
-        "(for example with ocrmypdf) and add the result."
+        "Footnote reads scanned pages with Tesseract's language data: install it again "
+        "(make setup installs tesseract-ocr-eng) or set FOOTNOTE_TESSDATA to its folder."
     )
 
 

@@ -78,6 +78,9 @@ class ParsedDocument(BaseModel):
     document: Document
     sections: list[Section] = Field(default_factory=list)
     chunks: list[Chunk] = Field(default_factory=list)
+    ocr_pages: list[int] = Field(
+        default_factory=list, description="1-based pages whose text was read by OCR."
+    )
 
 
 class IngestResult(BaseModel):
@@ -86,6 +89,7 @@ class IngestResult(BaseModel):
     doc_id: str | None = None
     pages: int = 0
     chunks: int = 0
+    ocr_pages: int = Field(default=0, description="Pages read by OCR in this run.")
     error: str | None = Field(default=None, description="User-facing message when failed.")
     error_code: str | None = Field(default=None, description="Stable error code when failed.")
 

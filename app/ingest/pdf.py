@@ -33,6 +33,7 @@ from app.core.progress import CancelToken, Progress, ProgressCallback
 from ._mupdf import MUPDF_LOCK, pymupdf
 from .chunker import ChunkParams, chunk_segments, segments
 from .layout import Line, PageExtractor, drop_furniture
+from .ocr import OcrOptions, has_words, looks_scanned, ocr_textpage, text_is_garbage
 from .sections import (
     SectionStart,
     first_heading,
@@ -152,9 +153,12 @@ def parse_pdf(
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
     params: ChunkParams | None = None,
+    ocr: OcrOptions | None = None,
 ) -> ParsedDocument:
     """Parse one PDF into a document, its sections and its chunks (with character maps).
 
+    Pages without a usable text layer are read by OCR (``ocr``; default on, English),
+    reported as stage "ocr" with per-page progress; ``document.ocr_pages`` lists them.
     Raises a specific ``IngestError`` for bad input and ``Cancelled`` when ``cancel`` is set.
     """
     path = Path(path).expanduser().resolve()
@@ -163,7 +167,9 @@ def parse_pdf(
     with MUPDF_LOCK:
         doc = _open(path, data)
     try:
-        parsed = _parse(path, data, doc, on_progress, cancel, params or ChunkParams())
+        parsed = _parse(
+            path, data, doc, on_progress, cancel, params or ChunkParams(), ocr or OcrOptions()
+        )
         parsed.document.mtime = mtime
         _log_speed(parsed, t0)
         return parsed
@@ -187,6 +193,7 @@ def _parse(
     on_progress: ProgressCallback | None,
     cancel: CancelToken | None,
     params: ChunkParams,
+    ocr: OcrOptions,
 ) -> ParsedDocument:
     name = path.name
     with MUPDF_LOCK:
@@ -199,6 +206,7 @@ def _parse(
     pages: list[list[Line]] = []
     heights: list[float] = []
     broken: list[int] = []
+    scanned: list[int] = []  # 0-based pages without a usable text layer
     every = max(1, min(8, total // 20))  # report every page of short files, every 8 of long
     for pno in range(total):
         if cancel is not None:
@@ -207,7 +215,9 @@ def _parse(
             with MUPDF_LOCK:
                 page = doc.load_page(pno)
                 lines = extractor.extract(page, pno + 1)
-                height = page.rect.height
+                height = page.cropbox.height
+                if _needs_ocr(page, lines):
+                    scanned.append(pno)
         except Exception as e:
             logger.warning("%s: page %d unreadable: %s", name, pno + 1, e)
             broken.append(pno + 1)
@@ -218,17 +228,16 @@ def _parse(
             on_progress(Progress(stage="parse", done=pno + 1, total=total, file=str(path)))
     if cancel is not None:
         cancel.raise_if_cancelled()
+    ocr_done: list[int] = []
+    if scanned and ocr.enabled and not repaired:
+        ocr_done = _ocr_pages(path, doc, scanned, pages, extractor, ocr, on_progress, cancel)
     n_words = sum(len(ln.words) for lines in pages for ln in lines)
     if broken and (repaired or n_words == 0):
         raise CorruptPdfError(f"{name} is damaged: page {broken[0]} cannot be read.")
     if n_words == 0:
         if repaired:
             raise CorruptPdfError(f"{name} is damaged: no readable text was found.")
-        with MUPDF_LOCK:
-            has_images = any(doc.load_page(i).get_images() for i in range(min(total, 50)))
-        if has_images:
-            raise NoTextLayerError(f"{name} has no text layer (its pages are images).")
-        raise NoTextLayerError(f"{name} contains no text.")
+        _raise_no_text(name, total, scanned, ocr)
     if repaired:
         logger.warning("%s was damaged and has been repaired; some text may be missing", name)
     empty = sum(1 for lines in pages if not lines)
@@ -255,7 +264,75 @@ def _parse(
         ingested_at=datetime.now(UTC),
         status="indexed",
     )
-    return ParsedDocument(document=document, sections=[s.section for s in starts], chunks=chunks)
+    return ParsedDocument(
+        document=document,
+        sections=[s.section for s in starts],
+        chunks=chunks,
+        ocr_pages=[p + 1 for p in ocr_done],
+    )
+
+
+def _needs_ocr(page: pymupdf.Page, lines: list[Line]) -> bool:
+    """No words but a picture covering the page (a scan), or a garbage text layer."""
+    if not lines:
+        return looks_scanned(page)
+    return text_is_garbage(" ".join(ln.text for ln in lines))
+
+
+def _ocr_pages(
+    path: Path,
+    doc: pymupdf.Document,
+    todo: list[int],
+    pages: list[list[Line]],
+    extractor: PageExtractor,
+    options: OcrOptions,
+    on_progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+) -> list[int]:
+    """Replace the lines of pages ``todo`` (0-based) by what OCR reads there; returns the
+    pages OCR found words on. One "ocr" progress report per page, cancellable between pages."""
+    done: list[int] = []
+    t0 = time.perf_counter()
+    if on_progress is not None:
+        on_progress(Progress(stage="ocr", done=0, total=len(todo), file=str(path)))
+    for i, pno in enumerate(todo):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        with MUPDF_LOCK:
+            page = doc.load_page(pno)
+            tp, matrix, keep = ocr_textpage(page, options)
+            lines = extractor.extract(page, pno + 1, textpage=tp, matrix=matrix)
+            del tp, keep
+        if lines and has_words(" ".join(ln.text for ln in lines)):
+            pages[pno] = lines
+            done.append(pno)
+        if on_progress is not None:
+            on_progress(Progress(stage="ocr", done=i + 1, total=len(todo), file=str(path)))
+    elapsed = time.perf_counter() - t0
+    logger.info(
+        "%s: OCR read %d of %d pages in %.1fs (%.2f pages/s)",
+        path.name,
+        len(done),
+        len(todo),
+        elapsed,
+        len(todo) / max(elapsed, 1e-6),
+    )
+    return done
+
+
+def _raise_no_text(name: str, total: int, scanned: list[int], ocr: OcrOptions) -> None:
+    if not scanned:
+        raise NoTextLayerError(f"{name} contains no text.", hint="Its pages are empty.")
+    if not ocr.enabled:
+        raise NoTextLayerError(
+            f"{name} has no text layer (its pages are images) and reading scans (OCR) is "
+            "turned off.",
+            hint="Turn on OCR in Settings (or drop --no-ocr) and add it again.",
+        )
+    raise NoTextLayerError(
+        f"{name} has no text layer, and OCR found no readable text on its {len(scanned)} "
+        f"scanned page{'s' if len(scanned) != 1 else ''}.",
+    )
 
 
 def _log_speed(parsed: ParsedDocument, t0: float) -> None:

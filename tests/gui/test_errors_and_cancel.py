@@ -13,7 +13,7 @@ from tests.pdf_factory import (
     make_corrupt_pdf,
     make_encrypted_pdf,
     make_not_pdf,
-    make_scanned_pdf,
+    make_photo_pdf,
 )
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
@@ -23,7 +23,7 @@ def test_bad_files_listed_with_specific_errors(qtbot, window, gui_pdfs, tmp_path
     bad = {
         "encrypted": make_encrypted_pdf(tmp_path / "locked.pdf"),
         "corrupt": make_corrupt_pdf(tmp_path / "truncated.pdf"),
-        "scanned": make_scanned_pdf(tmp_path / "scan.pdf"),
+        "scanned": make_photo_pdf(tmp_path / "scan.pdf"),
         "not_pdf": make_not_pdf(tmp_path / "notes.pdf"),
     }
     drop_files(window, [*bad.values(), gui_pdfs["manual"]])

@@ -74,11 +74,11 @@ def test_ingest_json_exit_codes_and_statuses(
 def test_ingest_human_summary_names_failures(
     capsys: pytest.CaptureFixture[str], cli_embedder: object, lib_dir: str, manual: Path
 ) -> None:
-    scan = pf.make_scanned_pdf(manual.parent / "scan.pdf")
+    scan = pf.make_photo_pdf(manual.parent / "scan.pdf")
     code, out, err = run_cli(capsys, "ingest", str(manual), str(scan), "--library", lib_dir)
     assert code == 1
     assert "1 added, 1 failed" in out
-    assert "scan.pdf" in out and "ocrmypdf" in out
+    assert "scan.pdf" in out and "OCR" in out
     assert "manual.pdf" in err  # progress on stderr
 
 

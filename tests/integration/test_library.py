@@ -72,7 +72,7 @@ def _bad_inputs(folder: Path) -> dict[Path, type[errors.IngestError]]:
         pf.make_not_pdf(folder / "notes.pdf"): errors.NotAPdfError,
         pf.make_corrupt_pdf(folder / "truncated.pdf"): errors.CorruptPdfError,
         pf.make_encrypted_pdf(folder / "locked.pdf"): errors.EncryptedPdfError,
-        pf.make_scanned_pdf(folder / "scan.pdf"): errors.NoTextLayerError,
+        pf.make_photo_pdf(folder / "scan.pdf"): errors.NoTextLayerError,
         pf.make_zero_page_pdf(folder / "nopages.pdf"): errors.NoPagesError,
         pf.make_empty_file(folder / "empty.pdf"): errors.EmptyFileError,
         folder / "missing.pdf": errors.FileMissingError,

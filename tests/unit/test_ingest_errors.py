@@ -48,7 +48,7 @@ CASES: list[tuple[str, Callable[[Path], Path], type[IngestError], str]] = [
     ("cut.pdf", pf.make_corrupt_pdf, CorruptPdfError, "damaged"),
     ("garbage.pdf", _garbage_pdf, CorruptPdfError, "damaged"),
     ("zero.pdf", pf.make_zero_page_pdf, NoPagesError, "no pages"),
-    ("scan.pdf", pf.make_scanned_pdf, NoTextLayerError, "no text layer"),
+    ("scan.pdf", pf.make_photo_pdf, NoTextLayerError, "no text layer"),
     ("blank.pdf", _blank_pdf, NoTextLayerError, "no text"),
 ]
 
