@@ -49,8 +49,11 @@ bench: setup
 	$(BIN)/python -m tests.bench.bench_ingest
 	$(BIN)/python -m app.validation.bench
 
+# Answer quality per development set: make eval [SET=manuals|mixed|all] [EVAL_ARGS=--retrieval-only]
+SET ?= all
+EVAL_ARGS ?=
 eval: setup
-	$(BIN)/python -m tests.bench.eval_answers
+	$(BIN)/python -m tests.bench.eval_answers --set $(SET) $(EVAL_ARGS)
 
 # Screenshots of the real app on a virtual screen (docs/screenshots/*.png).
 screenshots: setup

@@ -1,12 +1,15 @@
-"""``make eval``: answer quality, grounding and latency of Footnote over the benchmark corpus.
+"""``make eval``: answer quality, grounding and latency of Footnote over the development sets.
 
-Builds (or reuses, with --library) a library from the corpus PDFs named in
-tests/bench/questions.jsonl, asks every question through ``AskService.ask`` exactly as the CLI and
-GUI do, and reports retrieval recall, citation accuracy, refusals, validation outcomes and
-latency. Prints a compact table and writes bench-results/eval.json.
+For each development set (``manuals``: the LaTeX manuals; ``mixed``: generated PDFs of other
+kinds, see tests/bench/question_set.py) it builds (or reuses, with --library) a library of the
+set's PDFs, asks every question through ``AskService.ask`` exactly as the CLI and GUI do, and
+reports retrieval recall, citation accuracy, refusals, validation outcomes and latency, one table
+per set and a side-by-side table, so a gain on one set cannot hide a loss on the other. Writes
+bench-results/eval.json.
 
-    python -m tests.bench.eval_answers [--corpus DIR] [--limit N] [--model GGUF] [--top-k K]
-                                       [--library DIR] [--retrieval-only] [--ids q001,q007]
+    python -m tests.bench.eval_answers [--set manuals|mixed|all] [--limit N] [--model GGUF]
+                                       [--top-k K] [--library DIR] [--retrieval-only]
+                                       [--ids q001,m007] [--questions FILE --corpus DIR]
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from tests.bench.eval_metrics import (
     outcome_from_answer,
     summarize,
 )
-from tests.bench.question_set import DEFAULT_CORPUS, QUESTIONS_PATH, Question, load_questions
+from tests.bench.question_set import DEFAULT_CORPUS, SETS, Question, load_questions
 
 logger = logging.getLogger(__name__)
 
@@ -42,14 +45,77 @@ DEFAULT_OUT = REPO_ROOT / "bench-results" / "eval.json"
 WARM_UP_QUESTION = "What is this document about?"
 
 
+# (label, path into a summary, format) of the figures compared side by side across sets.
+COMPARED: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("answerable / unanswerable", (), "counts"),
+    ("page recall@5", ("retrieval", "recall@5"), "pct"),
+    ("evidence recall@5", ("retrieval", "evidence_recall@5"), "pct"),
+    ("MRR", ("retrieval", "mrr"), "num"),
+    ("right-page citations", ("citations", "right_page"), "pct"),
+    ("citation precision", ("citations", "citation_precision"), "pct"),
+    ("invalid citations shown", ("citations", "invalid_shown"), "int"),
+    ("refused, unanswerable", ("refusal_rate", "unanswerable"), "pct"),
+    ("refused, answerable", ("refusal_rate", "answerable"), "pct"),
+    ("GREEN share", ("validation", "GREEN"), "pct"),
+    ("first token p50 ms", ("latency_ms", "first_token", "p50"), "int"),
+    ("total p50 ms", ("latency_ms", "total", "p50"), "int"),
+)
+
+
+def _dig(summary: dict[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = summary
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def format_comparison(summaries: dict[str, dict[str, Any]]) -> str:
+    """The key figures of every set in adjacent columns."""
+    names = list(summaries)
+    lines = [f"  {'':<26}" + "".join(f"{n:>14}" for n in names)]
+    for label, path, kind in COMPARED:
+        cells = []
+        for n in names:
+            s = summaries[n]
+            v = _dig(s, path)
+            if kind == "counts":
+                cells.append(f"{s['answerable']} / {s['unanswerable']}")
+            elif v is None:
+                cells.append("-")
+            elif kind == "pct":
+                cells.append(f"{100 * v:.1f}%")
+            elif kind == "num":
+                cells.append(f"{v:.3f}")
+            else:
+                cells.append(f"{v:,.0f}")
+        lines.append(f"  {label:<26}" + "".join(f"{c:>14}" for c in cells))
+    return "\n".join(lines)
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="python -m tests.bench.eval_answers",
         description="Evaluate retrieval, citations, refusals and latency on the question set.",
     )
-    p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="Folder with the PDFs.")
-    p.add_argument("--questions", type=Path, default=QUESTIONS_PATH, help="Question JSONL file.")
-    p.add_argument("--limit", type=int, default=None, help="Ask N questions, spread evenly.")
+    p.add_argument(
+        "--set", choices=[*SETS, "all"], default="all", help="Development set(s) to run."
+    )
+    p.add_argument(
+        "--corpus",
+        type=Path,
+        default=None,
+        help=f"Folder with the manuals set's PDFs (default {DEFAULT_CORPUS}), "
+        "or with the PDFs of --questions.",
+    )
+    p.add_argument(
+        "--questions",
+        type=Path,
+        default=None,
+        help="Run this question file alone (set 'custom') over --corpus instead of the sets.",
+    )
+    p.add_argument("--limit", type=int, default=None, help="Ask N questions per set, spread.")
     p.add_argument("--ids", default=None, help="Comma-separated question ids to ask.")
     p.add_argument("--model", type=Path, default=None, help="GGUF chat model (default embedded).")
     p.add_argument("--top-k", type=int, default=None, help="Sources per question (default 8).")
@@ -67,15 +133,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def select(questions: Sequence[Question], limit: int | None, ids: str | None) -> list[Question]:
-    """The questions to ask: named ids, else ``limit`` spread evenly (keeps the doc/answerable mix)."""
+def select(
+    questions: Sequence[Question], limit: int | None, ids: str | None, *, strict: bool = True
+) -> list[Question]:
+    """The questions to ask: named ids, else ``limit`` spread evenly (keeps the doc/answerable mix).
+
+    With ``strict`` an id not in ``questions`` is an error; otherwise it belongs to another set.
+    """
     if ids:
         wanted = [i.strip() for i in ids.split(",") if i.strip()]
         by_id = {q.id: q for q in questions}
         unknown = [i for i in wanted if i not in by_id]
-        if unknown:
+        if unknown and strict:
             raise SystemExit(f"unknown question ids: {', '.join(unknown)}")
-        return [by_id[i] for i in wanted]
+        return [by_id[i] for i in wanted if i in by_id]
     if limit is None or limit >= len(questions):
         return list(questions)
     step = len(questions) / limit
@@ -143,89 +214,140 @@ def _progress_line(i: int, n: int, o: Outcome, wall_s: float) -> str:
     return f"[{i:>3}/{n}] {o.id} {'A' if o.answerable else 'U'} rank {rank} {what} {wall_s:.1f}s"
 
 
+def set_runs(args: argparse.Namespace) -> list[tuple[str, Path, Path]]:
+    """(name, questions file, corpus folder) of each set to run, generated corpora written."""
+    if args.questions is not None:  # a custom file: its PDFs are in --corpus
+        return [("custom", args.questions, args.corpus or DEFAULT_CORPUS)]
+    names = list(SETS) if args.set == "all" else [args.set]
+    runs = []
+    for name in names:
+        qs = SETS[name]
+        override = args.corpus if name == "manuals" else None
+        runs.append((name, qs.questions, qs.prepare(override)))
+    return runs
+
+
+def run_set(
+    name: str, questions_file: Path, corpus: Path, lib_path: Path, args: argparse.Namespace
+) -> dict[str, Any] | int:
+    """Build the set's library, ask its questions; the set's report, or an exit code."""
+    all_questions = load_questions(questions_file)
+    questions = select(all_questions, args.limit, args.ids, strict=args.questions is not None)
+    if not questions:
+        return {}
+    docs = sorted({q.doc for q in all_questions})
+    missing = [d for d in docs if not (corpus / d).is_file()]
+    if missing:
+        print(f"{name}: missing from {corpus}: {', '.join(missing)}", file=sys.stderr)
+        return 2
+
+    from app.services.library import Library  # heavy imports only once arguments are fine
+
+    print(f"== set {name}: {len(questions)} questions over {len(docs)} PDFs", file=sys.stderr)
+    overrides: dict[str, Any] = {"library": lib_path, "model": args.model}
+    if args.top_k is not None:
+        overrides["top_k"] = args.top_k
+    settings = Settings(**overrides)
+    top_k = settings.top_k
+    library = Library(settings)
+    t0 = time.perf_counter()
+    doc_ids = build_library(library, [corpus / d for d in docs])
+    library_s = time.perf_counter() - t0
+
+    ask = None
+    warm_s = 0.0
+    model_name = ""
+    if not args.retrieval_only:
+        from app.services.ask import AskService
+
+        ask = AskService(library, settings)
+        t0 = time.perf_counter()
+        warm = ask.ask(WARM_UP_QUESTION, top_k=top_k)  # loads the model; not in the figures
+        model_name = warm.model
+        warm_s = time.perf_counter() - t0
+        print(f"model warm-up {warm_s:.1f}s", file=sys.stderr)
+
+    outcomes: list[Outcome] = []
+    t_run = time.perf_counter()
+    interrupted = False
+    try:
+        for i, q in enumerate(questions, start=1):
+            t0 = time.perf_counter()
+            o = run_question(
+                q, library, ask, doc_id=doc_ids.get(q.doc), top_k=top_k, search_k=max(5, top_k)
+            )
+            outcomes.append(o)
+            wall = time.perf_counter() - t0
+            print(_progress_line(i, len(questions), o, wall), file=sys.stderr)
+    except KeyboardInterrupt:  # Ctrl-C: still report what was measured so far
+        interrupted = True
+        print(f"interrupted after {len(outcomes)} questions", file=sys.stderr)
+    run_s = time.perf_counter() - t_run
+    config = {
+        "corpus": str(corpus),
+        "documents": docs,
+        "questions_file": str(questions_file),
+        "model_name": model_name,
+        "top_k": top_k,
+        "library_s": round(library_s, 1),
+        "warm_up_s": round(warm_s, 1),
+        "run_s": round(run_s, 1),
+        "interrupted": interrupted,
+    }
+    summary = summarize(outcomes, ks=(5, top_k))
+    return {"config": config, "summary": summary, "questions": [asdict(o) for o in outcomes]}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    all_questions = load_questions(args.questions)
-    questions = select(all_questions, args.limit, args.ids)
-    docs = sorted({q.doc for q in all_questions})
-    missing = [d for d in docs if not (args.corpus / d).is_file()]
-    if missing:
-        print(f"missing from {args.corpus}: {', '.join(missing)}", file=sys.stderr)
-        return 2
-
-    from app.services.library import Library  # heavy imports only once arguments are fine
-
     started = datetime.now(UTC)
-    with library_dir(args.library) as lib_path:
-        overrides: dict[str, Any] = {"library": lib_path, "model": args.model}
-        if args.top_k is not None:
-            overrides["top_k"] = args.top_k
-        settings = Settings(**overrides)
-        top_k = settings.top_k
-        library = Library(settings)
-        t0 = time.perf_counter()
-        doc_ids = build_library(library, [args.corpus / d for d in docs])
-        library_s = time.perf_counter() - t0
+    runs = set_runs(args)
+    if args.ids:
+        known = {q.id for _, path, _ in runs for q in load_questions(path)}
+        unknown = [i for i in args.ids.split(",") if i.strip() and i.strip() not in known]
+        if unknown:
+            raise SystemExit(f"unknown question ids: {', '.join(unknown)}")
+    reports: dict[str, dict[str, Any]] = {}
+    with library_dir(args.library) as lib_root:
+        for name, questions_file, corpus in runs:
+            # One library per set: a set's figures never depend on which other sets ran.
+            result = run_set(name, questions_file, corpus, lib_root / name, args)
+            if isinstance(result, int):
+                return result
+            if result:
+                reports[name] = result
+            if result and result["config"]["interrupted"]:
+                break
 
-        ask = None
-        warm_s = 0.0
-        model_name = ""
-        if not args.retrieval_only:
-            from app.services.ask import AskService
-
-            ask = AskService(library, settings)
-            t0 = time.perf_counter()
-            warm = ask.ask(WARM_UP_QUESTION, top_k=top_k)  # loads the model; not in the figures
-            model_name = warm.model
-            warm_s = time.perf_counter() - t0
-            print(f"model warm-up {warm_s:.1f}s", file=sys.stderr)
-
-        outcomes: list[Outcome] = []
-        t_run = time.perf_counter()
-        interrupted = False
-        try:
-            for i, q in enumerate(questions, start=1):
-                t0 = time.perf_counter()
-                o = run_question(
-                    q, library, ask, doc_id=doc_ids.get(q.doc), top_k=top_k, search_k=max(5, top_k)
-                )
-                outcomes.append(o)
-                wall = time.perf_counter() - t0
-                print(_progress_line(i, len(questions), o, wall), file=sys.stderr)
-        except KeyboardInterrupt:  # Ctrl-C: still report what was measured so far
-            interrupted = True
-            print(f"interrupted after {len(outcomes)} questions", file=sys.stderr)
-        run_s = time.perf_counter() - t_run
-
-    summary = summarize(outcomes, ks=(5, top_k))
     config = {
         "started_at": started.isoformat(timespec="seconds"),
-        "corpus": str(args.corpus),
-        "documents": docs,
-        "questions_file": str(args.questions),
+        "sets": list(reports),
         "model": str(args.model) if args.model else "embedded default",
-        "model_name": model_name,
-        "top_k": top_k,
         "retrieval_only": args.retrieval_only,
         "library": str(args.library) if args.library else "temporary",
-        "library_s": round(library_s, 1),
-        "warm_up_s": round(warm_s, 1),
-        "run_s": round(run_s, 1),
-        "interrupted": interrupted,
     }
-    report = {"config": config, "summary": summary, "questions": [asdict(o) for o in outcomes]}
+    report = {"config": config, "sets": reports}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
 
-    print(format_table(summary))
-    print(f"\n{len(outcomes)} questions in {run_s:.0f}s; JSON written to {args.out}")
-    if interrupted:
+    for name, r in reports.items():
+        print(f"\n=== {name} ({r['config']['run_s']:.0f}s, top-k {r['config']['top_k']}) ===")
+        print(format_table(r["summary"]))
+    if len(reports) > 1:
+        print("\n=== side by side ===")
+        print(format_comparison({n: r["summary"] for n, r in reports.items()}))
+    print(f"\nJSON written to {args.out}")
+    if any(r["config"]["interrupted"] for r in reports.values()):
         return 130
-    return 1 if summary["errors"] or summary["citations"]["invalid_shown"] else 0
+    bad = any(
+        r["summary"]["errors"] or r["summary"]["citations"]["invalid_shown"]
+        for r in reports.values()
+    )
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def test_retrieval_only_run_writes_report(
     args = ["--corpus", str(data_dir), "--questions", str(questions), "--out", str(out)]
     assert main([*args, "--retrieval-only", "--library", str(tmp_path / "lib")]) == 0
 
-    report = json.loads(out.read_text(encoding="utf-8"))
+    report = json.loads(out.read_text(encoding="utf-8"))["sets"]["custom"]
     s = report["summary"]
     n_answerable = sum(1 for q in load_questions(questions) if q.answerable)
     assert s["answerable"] == n_answerable and s["unanswerable"] == 2 and s["asked"] == 0
@@ -58,7 +58,7 @@ def test_asking_reports_answers_and_no_invalid_citations(
     args = ["--corpus", str(data_dir), "--questions", str(questions), "--out", str(out)]
     code = main([*args, "--ids", f"{ids[0]},{ids[-1]}", "--top-k", "5"])
 
-    report = json.loads(out.read_text(encoding="utf-8"))
+    report = json.loads(out.read_text(encoding="utf-8"))["sets"]["custom"]
     s = report["summary"]
     assert code == 0 and s["errors"] == 0
     assert s["asked"] == 2 and report["config"]["top_k"] == 5
@@ -68,3 +68,29 @@ def test_asking_reports_answers_and_no_invalid_citations(
     for q in report["questions"]:
         assert q["kind"] in ("generated", "extractive", "refusal")
         assert all(c["verbatim"] for c in q["citations"])
+
+
+@pytest.mark.slow
+def test_mixed_set_is_generated_and_reported_on_its_own(
+    tmp_path: Path, cli_embedder: object, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    """``--set mixed`` writes its PDFs, builds its own library and reports under its own name."""
+    from tests.bench import question_set
+
+    corpus = tmp_path / "corpus-mixed"
+    mixed = question_set.SETS["mixed"]
+    monkeypatch.setitem(
+        question_set.SETS,
+        "mixed",
+        question_set.QuestionSet(mixed.name, mixed.questions, corpus, True, mixed.description),
+    )
+    out = tmp_path / "eval.json"
+    lib = tmp_path / "lib"
+    args = ["--set", "mixed", "--retrieval-only", "--limit", "8", "--library", str(lib)]
+    assert main([*args, "--out", str(out)]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert list(report["sets"]) == ["mixed"]
+    assert (lib / "mixed").is_dir() and len(list(corpus.glob("*.pdf"))) == 5
+    s = report["sets"]["mixed"]["summary"]
+    assert s["questions"] == 8 and s["retrieval"]["recall@8"] >= 0.8
+    assert "=== mixed" in capsys.readouterr().out

@@ -1,7 +1,8 @@
-"""Guards the evaluation question set (tests/bench/questions.jsonl).
+"""Guards the evaluation question sets (tests/bench/questions.jsonl, questions_mixed.jsonl).
 
-The schema checks run everywhere; the evidence check needs the benchmark corpus and is skipped when
-it is absent (CI must not depend on /work/shared/corpus).
+The schema checks run everywhere; the manuals' evidence check needs the benchmark corpus and is
+skipped when it is absent (CI must not depend on /work/shared/corpus); the mixed set's PDFs are
+generated, so its evidence is checked everywhere.
 """
 
 from __future__ import annotations
@@ -13,14 +14,17 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from tests.bench.corpus_gen import BUILDERS, book, generate, german, report
 from tests.bench.question_set import (
     DEFAULT_CORPUS,
+    MIXED_QUESTIONS_PATH,
     QUESTIONS_PATH,
     Question,
     evidence_on_text,
     evidence_problems,
     load_questions,
     normalize,
+    page_texts,
 )
 
 pytestmark = pytest.mark.unit
@@ -157,3 +161,61 @@ def test_longtable_evidence_against_checked_in_copy(
     longtable = [q for q in questions if q.doc == "longtable.pdf" and q.answerable]
     assert len(longtable) >= 5
     assert evidence_problems(longtable, data_dir) == []
+
+
+# -- the second development set: generated PDFs of other kinds ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mixed() -> list[Question]:
+    return load_questions(MIXED_QUESTIONS_PATH)
+
+
+@pytest.fixture(scope="module")
+def mixed_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("corpus-mixed")
+    generate(folder)
+    return folder
+
+
+def test_mixed_set_is_large_spread_and_has_near_misses(mixed: list[Question]) -> None:
+    answerable = [q for q in mixed if q.answerable]
+    unanswerable = [q for q in mixed if not q.answerable]
+    assert len(answerable) >= 40 and len(unanswerable) >= 15
+    per_doc = Counter(q.doc for q in answerable)
+    assert set(per_doc) == set(BUILDERS)
+    assert min(per_doc.values()) >= 5, per_doc
+    # near misses: unanswerable questions on every document's own topic, besides off-topic ones
+    assert set(BUILDERS) <= {q.doc for q in unanswerable}
+
+
+def test_mixed_ids_sequential_distinct_and_not_copied(mixed: list[Question]) -> None:
+    assert [q.id for q in mixed] == [f"m{i:03d}" for i in range(1, len(mixed) + 1)]
+    assert len({q.question.lower() for q in mixed}) == len(mixed)
+    for q in mixed:
+        if q.answerable:
+            assert q.evidence is not None
+            assert normalize(q.evidence).lower() not in normalize(q.question).lower(), q.id
+
+
+def test_mixed_corpus_is_deterministic_and_varied(mixed_corpus: Path, tmp_path: Path) -> None:
+    again = generate(tmp_path)
+    for path in again:
+        assert path.read_bytes() == (mixed_corpus / path.name).read_bytes(), path.name
+    with pymupdf.open(mixed_corpus / book.FILE) as doc:
+        assert doc.page_count >= 60
+    with pymupdf.open(mixed_corpus / report.FILE) as doc:
+        tables = sum(len(page.find_tables().tables) for page in doc)
+        assert tables >= 5
+    with pymupdf.open(mixed_corpus / german.FILE) as doc:
+        assert "für" in doc[0].get_text()
+
+
+def test_every_mixed_evidence_occurs_on_its_page_only(
+    mixed: list[Question], mixed_corpus: Path
+) -> None:
+    assert evidence_problems(mixed, mixed_corpus) == []
+    for q in mixed:  # unique evidence: evidence recall cannot be earned on another page
+        if q.answerable:
+            texts = page_texts(mixed_corpus / q.doc)
+            assert sum(evidence_on_text(q.evidence or "", t) for t in texts) == 1, q.id

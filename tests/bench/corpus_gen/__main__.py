@@ -1,0 +1,3 @@
+from tests.bench.corpus_gen import main
+
+raise SystemExit(main())
