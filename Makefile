@@ -44,6 +44,7 @@ test: setup
 lint: setup
 	$(BIN)/ruff check app tests
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 bench: setup
 	$(BIN)/python -m tests.bench.bench_ingest

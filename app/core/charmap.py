@@ -70,7 +70,16 @@ class CharMap:
 
     def pieces(self) -> list[Piece]:
         return [
-            Piece(int(r[0]), int(r[1]), int(r[2]), *map(float, r[3:7]), int(r[7]))
+            Piece(
+                int(r[0]),
+                int(r[1]),
+                int(r[2]),
+                float(r[3]),
+                float(r[4]),
+                float(r[5]),
+                float(r[6]),
+                int(r[7]),
+            )
             for r in self._rows
         ]
 

@@ -26,11 +26,12 @@ def setup_logging(*, verbose: bool = False, console: bool = True) -> Path | None
     _configured = True
     root.setLevel(logging.DEBUG)
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(threadName)s %(name)s: %(message)s")
-    path: Path | None = _log_file()
+    file = _log_file()
+    path: Path | None = file
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        file.parent.mkdir(parents=True, exist_ok=True)
         fh = logging.handlers.RotatingFileHandler(
-            path, maxBytes=2_000_000, backupCount=2, encoding="utf-8"
+            file, maxBytes=2_000_000, backupCount=2, encoding="utf-8"
         )
         fh.setLevel(logging.INFO)
         fh.setFormatter(fmt)

@@ -21,7 +21,7 @@ if "pymupdf" not in sys.modules:
     sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
     sys.modules.setdefault("pymupdf4llm", None)  # type: ignore[arg-type]
 
-import pymupdf  # noqa: E402
+import pymupdf
 
 MUPDF_LOCK = threading.RLock()
 

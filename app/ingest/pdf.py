@@ -218,7 +218,7 @@ def _parse(
                 height = page.cropbox.height
                 if _needs_ocr(page, lines):
                     scanned.append(pno)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - MuPDF raises many types; one bad page is skipped
             logger.warning("%s: page %d unreadable: %s", name, pno + 1, e)
             broken.append(pno + 1)
             lines, height = [], 842.0

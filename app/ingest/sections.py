@@ -71,7 +71,7 @@ def outline_entries(doc: pymupdf.Document) -> list[_Entry]:
                 try:
                     page, x, y = doc.resolve_link(item.uri)
                     x, y = _finite(x), _finite(y)
-                except Exception:  # an unresolvable bookmark is skipped, not fatal
+                except Exception:  # noqa: BLE001 - an unresolvable bookmark is skipped, not fatal
                     page = -1
             title = " ".join((item.title or "").split())
             if page >= 0 and title:

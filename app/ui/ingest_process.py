@@ -64,13 +64,13 @@ def _child(settings_json: str, paths: list[str], q: Any, stop: Any) -> None:  # 
                 pass
             except FootnoteError as exc:
                 embed_error = exc.user_text()
-            except Exception as exc:  # noqa: BLE001 - documents stay keyword-searchable
+            except Exception as exc:  # documents stay keyword-searchable
                 logging.getLogger(__name__).exception("embedding failed")
                 embed_error = f"{type(exc).__name__}: {exc}"
         q.put(("done", ([r.model_dump(mode="json") for r in results], embed_error)))
     except FootnoteError as exc:
         q.put(("error", exc.user_text()))
-    except BaseException as exc:  # noqa: BLE001 - reported to the parent, never silent
+    except BaseException as exc:  # reported to the parent, never silent
         logging.getLogger(__name__).exception("import process failed")
         q.put(("error", f"{type(exc).__name__}: {exc}"))
 

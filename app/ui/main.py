@@ -45,7 +45,7 @@ def install_excepthook(report: object) -> None:
         logger.error("unexpected error", exc_info=(exc_type, exc, tb))
         try:
             report(exc)  # type: ignore[operator]
-        except Exception:  # noqa: BLE001 - never recurse from the hook
+        except Exception:  # never recurse from the hook
             logger.exception("could not display the error")
 
     def thread_hook(args: threading.ExceptHookArgs) -> None:

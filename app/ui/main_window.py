@@ -415,7 +415,7 @@ class MainWindow(QMainWindow):
             return
         try:
             self.viewer.show_evidence(path, rects, first.page)  # type: ignore[arg-type]
-        except Exception as exc:  # noqa: BLE001 - a broken file must not crash the window
+        except Exception as exc:  # a broken file must not crash the window
             logger.exception("could not open %s", path)
             self.messages.show_message("error", f"Could not open {path.name}.", str(exc))
 

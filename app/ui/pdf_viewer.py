@@ -202,7 +202,7 @@ class PageCanvas(QAbstractScrollArea):
             img = QImage(
                 pix.samples, pix.width, pix.height, pix.stride, QImage.Format.Format_RGB888
             ).copy()
-        except Exception:  # noqa: BLE001 - one broken page must not break the viewer
+        except Exception:  # one broken page must not break the viewer
             logger.exception("could not render page %d of %s", index + 1, self.path)
             return None
         img.setDevicePixelRatio(dpr)

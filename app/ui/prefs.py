@@ -59,7 +59,7 @@ def load_settings(library: Path | None = None) -> Settings:
     data.update(updates)
     try:
         return Settings.model_validate(data)
-    except Exception:  # noqa: BLE001 - a corrupt preference must not stop the app starting
+    except Exception:  # a corrupt preference must not stop the app starting
         logger.exception("ignoring invalid saved settings %r", updates)
         return base if library is None else base.model_copy(update={"library": library})
 

@@ -155,7 +155,7 @@ class Session(QObject):
                 lib.embed_pending(on_progress=job.report, cancel=job.cancel)
             except Cancelled:
                 out.cancelled = True
-            except Exception as exc:  # noqa: BLE001 - documents stay keyword-searchable
+            except Exception as exc:  # documents stay keyword-searchable
                 logger.exception("embedding failed")
                 out.embed_error = describe_error(exc)
             return out

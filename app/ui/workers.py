@@ -115,7 +115,7 @@ class Job(QRunnable):
         except Cancelled:
             logger.info("%s cancelled", self.name)
             self._out.cancelled.emit()
-        except BaseException as exc:  # noqa: BLE001 - reported to the GUI, never crashes it
+        except BaseException as exc:  # reported to the GUI, never crashes it
             if self.cancel.cancelled:
                 logger.info("%s stopped after cancel: %r", self.name, exc)
                 self._out.cancelled.emit()

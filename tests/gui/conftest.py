@@ -91,7 +91,7 @@ def gui_pdfs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path) -> Iterator[MainWindow]:  # noqa: ANN001 - pytest-qt fixture
+def window(qtbot, tmp_path: Path) -> Iterator[MainWindow]:
     """The real main window, started, with its library open (model loading in background)."""
     app = QApplication.instance()
     app.setStyleSheet(stylesheet())  # type: ignore[union-attr]
@@ -136,12 +136,12 @@ def drop_files(win: MainWindow, paths: list[Path]) -> None:
     assert drop.isAccepted()
 
 
-def wait_ingested(qtbot, win: MainWindow, timeout: int = 240_000) -> None:  # noqa: ANN001
+def wait_ingested(qtbot, win: MainWindow, timeout: int = 240_000) -> None:
     qtbot.waitUntil(lambda: win.ingest_job is None, timeout=timeout)
     qtbot.waitUntil(lambda: not win.imports.running, timeout=timeout)
 
 
-def wait_ready(qtbot, win: MainWindow, n_docs: int, timeout: int = 240_000) -> None:  # noqa: ANN001
+def wait_ready(qtbot, win: MainWindow, n_docs: int, timeout: int = 240_000) -> None:
     """Until ``n_docs`` documents are listed, all embedded, the model and embedder loaded."""
     qtbot.waitUntil(
         lambda: (
@@ -154,7 +154,7 @@ def wait_ready(qtbot, win: MainWindow, n_docs: int, timeout: int = 240_000) -> N
     qtbot.waitUntil(lambda: win.session.search_ready, timeout=timeout)
 
 
-def center(widget) -> QPoint:  # noqa: ANN001
+def center(widget) -> QPoint:
     return widget.rect().center()
 
 

@@ -19,7 +19,7 @@ from tests.pdf_factory import (
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
 
-def test_bad_files_listed_with_specific_errors(qtbot, window, gui_pdfs, tmp_path) -> None:  # noqa: ANN001
+def test_bad_files_listed_with_specific_errors(qtbot, window, gui_pdfs, tmp_path) -> None:
     bad = {
         "encrypted": make_encrypted_pdf(tmp_path / "locked.pdf"),
         "corrupt": make_corrupt_pdf(tmp_path / "truncated.pdf"),
@@ -48,7 +48,7 @@ def test_bad_files_listed_with_specific_errors(qtbot, window, gui_pdfs, tmp_path
     assert [d.title for d in window.library.documents] == ["Zephyr 3000 Field Manual"]
 
 
-def test_cancel_ingest_keeps_window_usable(qtbot, window, gui_pdfs) -> None:  # noqa: ANN001
+def test_cancel_ingest_keeps_window_usable(qtbot, window, gui_pdfs) -> None:
     drop_files(window, [gui_pdfs["large"]])
     row_key = str(gui_pdfs["large"].resolve())
     qtbot.waitUntil(lambda: row_key in window.imports.rows, timeout=30_000)
@@ -70,7 +70,7 @@ def test_cancel_ingest_keeps_window_usable(qtbot, window, gui_pdfs) -> None:  # 
     assert window.imports.results[0].status == "added"
 
 
-def test_cancel_answer_with_escape(qtbot, window, gui_pdfs) -> None:  # noqa: ANN001
+def test_cancel_answer_with_escape(qtbot, window, gui_pdfs) -> None:
     drop_files(window, [gui_pdfs["manual"]])
     wait_ingested(qtbot, window)
     wait_ready(qtbot, window, 1)
@@ -87,7 +87,7 @@ def test_cancel_answer_with_escape(qtbot, window, gui_pdfs) -> None:  # noqa: AN
     assert window.conversation.answers() == []  # nothing unvalidated is kept as an answer
 
 
-def test_remove_document_with_delete_key(qtbot, window, gui_pdfs) -> None:  # noqa: ANN001
+def test_remove_document_with_delete_key(qtbot, window, gui_pdfs) -> None:
     drop_files(window, [gui_pdfs["manual"]])
     wait_ingested(qtbot, window)
     qtbot.waitUntil(lambda: len(window.library.documents) == 1, timeout=60_000)
@@ -107,7 +107,7 @@ def test_remove_document_with_delete_key(qtbot, window, gui_pdfs) -> None:  # no
     assert window.library.stack.currentWidget() is window.library.drop_zone
 
 
-def test_bad_model_file_shows_error_and_keeps_previous(qtbot, window, tmp_path) -> None:  # noqa: ANN001
+def test_bad_model_file_shows_error_and_keeps_previous(qtbot, window, tmp_path) -> None:
     qtbot.waitUntil(lambda: window.session.model_loaded, timeout=120_000)
     before = window.session.model_name
     bogus = tmp_path / "broken.gguf"

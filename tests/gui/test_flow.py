@@ -33,7 +33,7 @@ def _overlap(a: tuple[float, float, float, float], b: pymupdf.Rect) -> float:
     return (x1 - x0) * (y1 - y0) / smaller if smaller > 0 else 0.0
 
 
-def test_empty_state_says_what_to_do(window) -> None:  # noqa: ANN001
+def test_empty_state_says_what_to_do(window) -> None:
     lib = window.library
     assert lib.stack.currentWidget() is lib.drop_zone
     assert lib.drop_zone.add_button.isVisible()
@@ -41,7 +41,7 @@ def test_empty_state_says_what_to_do(window) -> None:  # noqa: ANN001
     assert window.act_add.shortcut().toString() == "Ctrl+O"
 
 
-def test_drop_ingest_ask_hover_click(qtbot, window, gui_pdfs) -> None:  # noqa: ANN001
+def test_drop_ingest_ask_hover_click(qtbot, window, gui_pdfs) -> None:
     manual: Path = gui_pdfs["manual"]
     seen: list[Progress] = []
     drop_files(window, [manual])

@@ -67,7 +67,7 @@ class LagMeter:
         self.timer.stop()
 
 
-def test_event_loop_lag_and_no_network(qtbot, window, gui_pdfs, no_network, tmp_path) -> None:  # noqa: ANN001
+def test_event_loop_lag_and_no_network(qtbot, window, gui_pdfs, no_network, tmp_path) -> None:
     drop_files(window, [gui_pdfs["manual"]])
     wait_ingested(qtbot, window)
     wait_ready(qtbot, window, 1)  # embedder and model loaded: steady state from here

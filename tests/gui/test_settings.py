@@ -15,7 +15,7 @@ from app.ui.settings_dialog import SettingsDialog
 pytestmark = pytest.mark.gui
 
 
-def test_settings_dialog_round_trip_through_qsettings(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_settings_dialog_round_trip_through_qsettings(qtbot, tmp_path: Path) -> None:
     base = load_settings()
     assert base.model is None and base.top_k == 8
     dlg = SettingsDialog(base)
@@ -34,7 +34,7 @@ def test_settings_dialog_round_trip_through_qsettings(qtbot, tmp_path: Path) -> 
     assert load_settings(library=tmp_path / "cli-lib").library == tmp_path / "cli-lib"
 
 
-def test_every_menu_shortcut_is_documented(qtbot) -> None:  # noqa: ANN001
+def test_every_menu_shortcut_is_documented(qtbot) -> None:
     win = MainWindow(load_settings())  # not started: no services needed to inspect menus
     qtbot.addWidget(win)
     listed = {k for k, _ in SHORTCUTS}

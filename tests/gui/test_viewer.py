@@ -22,7 +22,7 @@ def _pdf(path: Path, pages: int = 6) -> Path:
     return path
 
 
-def test_show_evidence_scrolls_to_the_quote_and_keeps_its_rects(qtbot, tmp_path) -> None:  # noqa: ANN001
+def test_show_evidence_scrolls_to_the_quote_and_keeps_its_rects(qtbot, tmp_path) -> None:
     pdf = _pdf(tmp_path / "six.pdf")
     v = PdfViewer()
     qtbot.addWidget(v)

@@ -21,6 +21,17 @@ def test_import_contracts_hold() -> None:
 
 
 @pytest.mark.unit
+@pytest.mark.slow
+def test_types_check() -> None:
+    """mypy over the Qt-free packages, configured in pyproject.toml (strict on core, validation
+    and store; the override list there is a ratchet that may only shrink)."""
+    exe = shutil.which("mypy", path=str(Path(sys.executable).parent))
+    assert exe, "mypy is a dev dependency; `make test` installs it"
+    proc = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.unit
 def test_core_does_not_import_heavy_libraries() -> None:
     """`footnote docs` must stay fast: importing the core or the CLI entry never loads torch/llama."""
     code = (

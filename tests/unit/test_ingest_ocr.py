@@ -105,7 +105,7 @@ def _overlap(a: tuple, b: tuple) -> float:
     return max(0.0, w) * max(0.0, h) / area if area > 0 else 0.0
 
 
-def _check_words_highlight(path: Path, truth_words: list[tuple], parsed) -> None:  # noqa: ANN001
+def _check_words_highlight(path: Path, truth_words: list[tuple], parsed) -> None:
     """Every long printed word is found in a chunk and its highlight covers where it was
     printed (boxes in unrotated page space, as the viewer receives them)."""
     checked = 0
