@@ -1,109 +1,24 @@
 """HybridRetriever logic with deterministic fakes: an in-memory store and a hashing embedder.
 
-The fakes implement the same contract as ``app.store.Store`` (text_search / vector_search /
-get_chunks / documents); the real store is exercised in tests/integration/test_retrieval.py.
+The fakes (tests/fakes.py) pass the same contract tests as ``app.store.Store``
+(tests/unit/test_store_contract.py); the real store is exercised in
+tests/integration/test_retrieval.py.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 
 import numpy as np
 import pytest
 
-from app.core.models import Chunk, Document
 from app.retrieval import FusionParams, HybridRetriever
+from tests.fakes import FakeStore, HashEmbedder
 
 pytestmark = pytest.mark.unit
 
 _WORD = re.compile(r"[^\W_]+")
-
-
-class HashEmbedder:
-    """Bag of hashed words, L2-normalised: texts sharing words get similar vectors."""
-
-    name = "hash-64"
-    dim = 64
-
-    def __init__(self) -> None:
-        self.calls: list[list[str]] = []
-
-    def embed(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray:
-        self.calls.append(list(texts))
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, t in enumerate(texts):
-            for w in _WORD.findall(t.lower()):
-                out[i, int(hashlib.md5(w.encode()).hexdigest(), 16) % self.dim] += 1.0
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.where(norms == 0, 1, norms)
-
-
-class FakeStore:
-    """In-memory store: keyword score = matching query words; vectors only for embedded docs."""
-
-    def __init__(self, embedder: HashEmbedder) -> None:
-        self.docs: dict[str, Document] = {}
-        self.chunks: dict[str, Chunk] = {}
-        self.vectors: dict[str, np.ndarray] = {}
-        self.embedder = embedder
-        self.text_queries: list[str] = []
-
-    def add(
-        self, doc_id: str, texts: list[str], *, embedded: bool = True, section: str = ""
-    ) -> None:
-        self.docs[doc_id] = Document(
-            doc_id=doc_id,
-            file=f"/tmp/{doc_id}.pdf",
-            title=f"Title {doc_id}",
-            pages=len(texts),
-            chunks=len(texts),
-            status="ready" if embedded else "indexed",
-        )
-        for i, t in enumerate(texts):
-            c = Chunk(
-                chunk_id=Chunk.make_id(doc_id, i),
-                doc_id=doc_id,
-                ordinal=i,
-                page_start=i + 1,
-                page_end=i + 1,
-                section=section,
-                text=t,
-            )
-            self.chunks[c.chunk_id] = c
-            if embedded:
-                self.vectors[c.chunk_id] = self.embedder.embed([t])[0]
-
-    def _scope(self, doc_ids: Sequence[str] | None) -> list[Chunk]:
-        return [c for c in self.chunks.values() if doc_ids is None or c.doc_id in doc_ids]
-
-    def text_search(self, query: str, k: int, doc_ids: Sequence[str] | None = None):
-        self.text_queries.append(query)
-        terms = set(query.split())
-        scored = []
-        for c in self._scope(doc_ids):
-            words = set(_WORD.findall(c.text.lower()))
-            s = len(terms & words)
-            if s:
-                scored.append((c.chunk_id, float(s)))
-        scored.sort(key=lambda x: (-x[1], x[0]))
-        return scored[:k]
-
-    def vector_search(self, vec: np.ndarray, k: int, doc_ids: Sequence[str] | None = None):
-        scored = [
-            (c.chunk_id, float(self.vectors[c.chunk_id] @ vec))
-            for c in self._scope(doc_ids)
-            if c.chunk_id in self.vectors
-        ]
-        scored.sort(key=lambda x: (-x[1], x[0]))
-        return scored[:k]
-
-    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
-        return [self.chunks[c] for c in chunk_ids if c in self.chunks]
-
-    def documents(self) -> list[Document]:
-        return list(self.docs.values())
 
 
 def _both_first() -> float:

@@ -6,11 +6,8 @@ seconds and pin down the service logic (statuses, progress, cancellation, resume
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from app.core import errors
@@ -19,30 +16,9 @@ from app.core.progress import CancelToken, Progress
 from app.services import library as library_mod
 from app.services.library import Library
 from tests import pdf_factory as pf
+from tests.fakes import HashEmbedder
 
 pytestmark = pytest.mark.unit
-
-
-class HashEmbedder:
-    """Bag-of-words hashed into 64 dims: deterministic, normalised, instant."""
-
-    def __init__(self, name: str = "hash-64", dim: int = 64) -> None:
-        self.name = name
-        self._dim = dim
-        self.calls = 0
-
-    @property
-    def dim(self) -> int:
-        return self._dim
-
-    def embed(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray:
-        self.calls += 1
-        out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        for i, t in enumerate(texts):
-            for w in t.lower().split():
-                out[i, int(hashlib.md5(w.encode()).hexdigest(), 16) % self._dim] += 1.0
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.where(norms == 0, 1, norms)
 
 
 @pytest.fixture
