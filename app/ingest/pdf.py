@@ -35,13 +35,12 @@ from .chunker import ChunkParams, chunk_segments, segments
 from .layout import Line, PageExtractor, drop_furniture
 from .ocr import OcrOptions, has_words, looks_scanned, ocr_textpage, text_is_garbage
 from .sections import (
-    SectionStart,
     first_heading,
     heuristic_sections,
     outline_entries,
-    page_one_title,
     resolve_outline,
 )
+from .titles import choose_title, mark_stamps
 
 logger = logging.getLogger(__name__)
 
@@ -59,8 +58,6 @@ _MAGIC = {
     b"<!DOCTYPE html": "a web page",
     b"<html": "a web page",
 }
-_BAD_TITLES = {"untitled", "title", "document", "unknown"}
-_FILE_SUFFIXES = (".pdf", ".doc", ".docx", ".tex", ".dvi", ".odt", ".txt", ".indd")
 
 
 def _hash(data: bytes) -> str:
@@ -135,16 +132,6 @@ def _open(path: Path, data: bytes) -> pymupdf.Document:
             raise CorruptPdfError(f"{name} is damaged: no readable pages were found.")
         raise NoPagesError(f"{name} has no pages.")
     return doc
-
-
-def _title(meta_title: str, heuristic: str | None, starts: list[SectionStart], path: Path) -> str:
-    """Metadata title unless it is junk (empty, "Untitled", a file name), else a heading."""
-    meta = " ".join(meta_title.split())
-    low = meta.lower()
-    junk = low in _BAD_TITLES or low.startswith("microsoft word - ") or low.endswith(_FILE_SUFFIXES)
-    if meta and not junk:
-        return meta
-    return heuristic or first_heading(starts) or path.stem
 
 
 def parse_pdf(
@@ -244,12 +231,16 @@ def _parse(
     if empty:
         logger.info("%s: %d of %d pages have no text (blank or scanned)", name, empty, total)
     drop_furniture(pages, heights)
+    mark_stamps(pages)
     lines = [ln for page_lines in pages for ln in page_lines if not ln.dropped]
     if entries:
         starts = resolve_outline(entries, lines)
-        heuristic_title = page_one_title(lines)
+        heading_title = None
     else:
-        starts, heuristic_title = heuristic_sections(lines)
+        starts, heading_title = heuristic_sections(lines)
+    title = choose_title(meta_title, lines, heading_title or first_heading(starts), path)
+    if not entries:  # a title set over several lines is no section
+        starts = [s for s in starts if not (s.section.page == 1 and s.section.title in title)]
     doc_id = _hash(data)
     chunks = chunk_segments(doc_id, segments(lines, starts, params), params)
     if not chunks:
@@ -257,7 +248,7 @@ def _parse(
     document = Document(
         doc_id=doc_id,
         file=str(path),
-        title=_title(meta_title, heuristic_title, starts, path),
+        title=title,
         pages=total,
         chunks=len(chunks),
         size=len(data),

@@ -222,21 +222,3 @@ def first_heading(starts: list[SectionStart]) -> str | None:
         if _norm(s.section.title) and s.section.title.lower() not in _GENERIC_TITLES:
             return s.section.title
     return None
-
-
-def page_one_title(lines: list[Line]) -> str | None:
-    """The title printed on page 1: its largest text, clearly larger than the body, on one
-    line or on consecutive lines of one block. Sizes come from word heights (cheap)."""
-    first = [ln for ln in lines if ln.page == 1]
-    if len(first) < 2:
-        return None
-    sizes = [ln.size or median_height(ln.words) for ln in first]
-    body = Counter(round(s) for s in sizes).most_common(1)[0][0]
-    top = max(sizes)
-    if top < body * 1.3:
-        return None
-    idx = [i for i, s in enumerate(sizes) if s >= top - 0.5]
-    if idx[-1] - idx[0] != len(idx) - 1 or len({first[i].block for i in idx}) != 1:
-        return None
-    title = " ".join(first[i].text for i in idx).rstrip(_NOTE_MARKS)
-    return title if any(c.isalpha() for c in title) and len(title) <= 200 else None
