@@ -106,3 +106,31 @@ def make_report_pdf(path: Path | str) -> Path:
     page.insert_text((72, 240), "Annual report 2024", fontsize=18)
     _body(page, 300, _PARAGRAPHS[:1])
     return _save(doc, path, title=REPORT_TITLE)
+
+
+ROTATED_SENTENCES = {
+    0: "The upright page lists the spare parts kept in the workshop.",
+    90: "The quarter-turned page shows the wiring diagram of the pump station.",
+    180: "The upside-down page records the calibration of the flow meter.",
+    270: "The three-quarter-turned page gives the maintenance schedule for spring.",
+}
+ROTATED_AT = (72.0, 120.0)  # where each sentence starts on the page as shown (top-left origin)
+
+
+def make_rotated_pdf(path: Path | str) -> Path:
+    """Four pages with /Rotate 0, 90, 180 and 270 whose text reads upright on screen (as a
+    landscape table stored sideways does); each sentence starts at ``ROTATED_AT`` as shown."""
+    path = Path(path)
+    doc = pymupdf.open()
+    for rot, sentence in ROTATED_SENTENCES.items():
+        page = doc.new_page(width=595, height=842)
+        page.set_rotation(rot)
+        shown = pymupdf.Point(ROTATED_AT[0], ROTATED_AT[1] + 12) * page.derotation_matrix
+        page.insert_text(shown, sentence, fontsize=12, rotate=rot)
+        page.insert_text(
+            pymupdf.Point(72, 200) * page.derotation_matrix,
+            "Second line of text on this page.",
+            fontsize=12,
+            rotate=rot,
+        )
+    return _save(doc, path, title="Rotated pages")

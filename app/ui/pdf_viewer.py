@@ -3,7 +3,9 @@
 Why our own viewer: a citation must open at the exact quote with exactly the quoted span
 highlighted, and tests must be able to read back which document, page and rectangles are
 shown. Pages are rendered only when visible, at zoom × devicePixelRatio, and cached.
-Coordinates of highlights are PDF points on 1-based pages, as in ``Citation.rects``.
+Coordinates of highlights are PDF points on 1-based pages, as in ``Citation.rects``: the
+unrotated page space of text extraction. Pages are shown as a reader sees them (``/Rotate``
+applied), so highlights pass through each page's rotation matrix before being drawn.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ class PageCanvas(QAbstractScrollArea):
         self.setObjectName("pdfCanvas")
         self.doc: pymupdf.Document | None = None
         self.path: Path | None = None
-        self.sizes: list[tuple[float, float]] = []
+        self.sizes: list[tuple[float, float]] = []  # as shown (rotated)
+        self.rotations: list[pymupdf.Matrix | None] = []  # unrotated page space -> shown
         self.tops: list[float] = []
         self.zoom = 1.0
         self.fit_width = True
@@ -70,10 +73,14 @@ class PageCanvas(QAbstractScrollArea):
             if self.doc is not None:
                 self.doc.close()
             self.doc, self.path = doc, path
-            self.sizes = []
+            self.sizes, self.rotations = [], []
             for i in range(doc.page_count):
                 r = doc.page_cropbox(i)
-                self.sizes.append((float(r.width), float(r.height)))
+                page = doc.load_page(i)
+                turned = page.rotation % 180 == 90
+                w, h = (r.height, r.width) if turned else (r.width, r.height)
+                self.sizes.append((float(w), float(h)))
+                self.rotations.append(page.rotation_matrix if page.rotation else None)
         self._cache.clear()
         self._last_page = 0
         self._relayout()
@@ -85,6 +92,7 @@ class PageCanvas(QAbstractScrollArea):
             with MUPDF_LOCK:
                 self.doc.close()
         self.doc, self.path, self.sizes, self.tops = None, None, [], []
+        self.rotations = []
         self._cache.clear()
         self._relayout()
 
@@ -165,8 +173,17 @@ class PageCanvas(QAbstractScrollArea):
         self.verticalScrollBar().setValue(int(max(0, target)))
         self._scrolled()
 
+    def shown_rect(self, rect: Rect5) -> Rect5:
+        """``rect`` (unrotated page space) where it appears on the page as shown."""
+        page = rect[0]
+        m = self.rotations[page - 1] if 0 < page <= len(self.rotations) else None
+        if m is None:
+            return rect
+        r = pymupdf.Rect(rect[1:]) * m
+        return (page, r.x0, r.y0, r.x1, r.y1)
+
     def scroll_rect_into_view(self, rect: Rect5) -> None:
-        page, x0, y0, x1, _y1 = rect
+        page, x0, y0, x1, _y1 = self.shown_rect(rect)
         self.go_to(page, y0)
         i = page - 1
         if 0 <= i < len(self.sizes):
@@ -231,9 +248,10 @@ class PageCanvas(QAbstractScrollArea):
     def _paint_highlights(self, p: QPainter, page: int, origin: QPointF) -> None:
         p.setPen(QPen(QColor(230, 170, 0, 200), 1.0))
         p.setBrush(QColor(255, 221, 0, 95))
-        for pg, x0, y0, x1, y1 in self.highlights:
-            if pg != page:
+        for rect in self.highlights:
+            if rect[0] != page:
                 continue
+            _, x0, y0, x1, y1 = self.shown_rect(rect)
             r = QRectF(
                 origin.x() + (x0 - 1) * self.zoom,
                 origin.y() + (y0 - 1) * self.zoom,

@@ -54,3 +54,33 @@ def test_show_evidence_scrolls_to_the_quote_and_keeps_its_rects(qtbot, tmp_path)
     assert v.current_doc == other and v.highlight_rects == []
     img = c.grab().toImage()
     assert not img.isNull()
+
+
+@pytest.mark.parametrize("rotation", [90, 180, 270])
+def test_highlight_on_a_rotated_page_covers_the_printed_words(qtbot, tmp_path, rotation) -> None:  # noqa: ANN001
+    from tests import doc_factory as df
+
+    pdf = df.make_rotated_pdf(tmp_path / "rotated.pdf")
+    pno = list(df.ROTATED_SENTENCES).index(rotation) + 1
+    with pymupdf.open(pdf) as d:
+        hit = d[pno - 1].search_for(df.ROTATED_SENTENCES[rotation])[0]  # unrotated space
+    v = PdfViewer()
+    qtbot.addWidget(v)
+    v.resize(700, 600)
+    v.show()
+    qtbot.waitExposed(v)
+    v.show_evidence(pdf, [(pno, hit.x0, hit.y0, hit.x1, hit.y1)], pno)
+    c = v.canvas
+    w, h = c.sizes[pno - 1]
+    assert (w > h) == (rotation in (90, 270))  # the page is laid out as shown
+    _, x0, y0, x1, y1 = c.shown_rect((pno, hit.x0, hit.y0, hit.x1, hit.y1))
+    assert x1 - x0 > 5 * (y1 - y0)  # a line of upright text, not a tall sideways box
+    img = c._image(pno - 1)
+    assert img is not None
+    scale = img.width() / w
+    dark = 0
+    for xi in range(int(x0 * scale), int(x1 * scale), 2):
+        for yi in range(int(y0 * scale), int(y1 * scale), 2):
+            if img.pixelColor(xi, yi).lightness() < 100:
+                dark += 1
+    assert dark > 30  # the highlighted box holds the printed words on the rendered page
