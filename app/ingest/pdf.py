@@ -40,7 +40,7 @@ from .sections import (
     outline_entries,
     resolve_outline,
 )
-from .titles import choose_title, mark_stamps
+from .titles import choose_title, mark_stamps, page_one_title
 
 logger = logging.getLogger(__name__)
 
@@ -238,9 +238,10 @@ def _parse(
         heading_title = None
     else:
         starts, heading_title = heuristic_sections(lines)
-    title = choose_title(meta_title, lines, heading_title or first_heading(starts), path)
-    if not entries:  # a title set over several lines is no section
-        starts = [s for s in starts if not (s.section.page == 1 and s.section.title in title)]
+    big = page_one_title(lines)
+    title = choose_title(meta_title, big, heading_title or first_heading(starts), path)
+    if big and not entries:  # a title set over several lines is no section
+        starts = [s for s in starts if not (s.section.page == 1 and s.section.title in big)]
     doc_id = _hash(data)
     chunks = chunk_segments(doc_id, segments(lines, starts, params), params)
     if not chunks:

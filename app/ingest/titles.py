@@ -113,6 +113,6 @@ def page_one_title(lines: list[Line]) -> str | None:
     return title if len(title) <= 250 else None
 
 
-def choose_title(meta_title: str, lines: list[Line], first_heading: str | None, path: Path) -> str:
-    """See the module docstring for the order."""
-    return real_metadata_title(meta_title) or page_one_title(lines) or first_heading or path.stem
+def choose_title(meta_title: str, page_one: str | None, heading: str | None, path: Path) -> str:
+    """See the module docstring for the order (``page_one``: :func:`page_one_title`)."""
+    return real_metadata_title(meta_title) or page_one or heading or path.stem
