@@ -14,12 +14,16 @@ import argparse
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.cli import common
 from app.core.config import Settings
 from app.core.errors import Cancelled, FootnoteError
 from app.core.models import Answer
+from app.core.progress import CancelToken
+
+if TYPE_CHECKING:
+    from app.services.ask import AskService
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +119,9 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     return answer.model_dump(mode="json")
 
 
-def _ask_interactive(service: Any, question: str, args: argparse.Namespace, cancel: Any) -> int:
+def _ask_interactive(
+    service: AskService, question: str, args: argparse.Namespace, cancel: CancelToken
+) -> int:
     out = sys.stdout
     streamed: list[str] = []
 

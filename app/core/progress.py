@@ -37,20 +37,30 @@ def no_progress(_: Progress) -> None:
 
 
 class CancelToken:
-    """A thread-safe flag a caller sets and a worker polls (``raise_if_cancelled``)."""
+    """A thread-safe flag a caller sets and a worker polls (``raise_if_cancelled``).
 
-    def __init__(self) -> None:
+    A token made with parents (``CancelToken(outer)`` or :meth:`any_of`) is also
+    cancelled when any parent is, but cancelling it leaves the parents alone: the ask
+    service stops a looping generation with its own token without cancelling the
+    caller's question.
+    """
+
+    def __init__(self, *parents: CancelToken) -> None:
         self._event = threading.Event()
+        self._parents = parents
+
+    @classmethod
+    def any_of(cls, *tokens: CancelToken | None) -> CancelToken:
+        """A new token, cancelled when it is cancelled itself or any of ``tokens`` is."""
+        return cls(*(t for t in tokens if t is not None))
 
     def cancel(self) -> None:
         self._event.set()
 
     @property
     def cancelled(self) -> bool:
-        return self._event.is_set()
+        return self._event.is_set() or any(p.cancelled for p in self._parents)
 
     def raise_if_cancelled(self) -> None:
-        if self._event.is_set():
+        if self.cancelled:
             raise Cancelled()
-
-

@@ -1,13 +1,20 @@
-"""Interfaces between layers. Real implementations live in their layers; tests may fake them."""
+"""Interfaces between layers. Real implementations live in their layers; tests may fake them.
+
+Each protocol says everything a service uses of the thing behind it, so services never
+probe with ``isinstance`` / ``getattr``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from app.core.answer_spec import GrammarSpec
+from app.core.config import Settings
+from app.core.models import Chunk, Document, SearchHit
 from app.core.progress import CancelToken, TokenCallback
 
 
@@ -23,10 +30,24 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray: ...
 
 
+FinishReason = Literal["stop", "length", "cancelled", "loop"]
+"""Why generation ended: the model stopped, hit ``max_tokens``, was cancelled, or (set by
+the ask service, never by a model) was stopped because its answer was looping."""
+
+
+def finish_reason(value: str | None) -> FinishReason:
+    """A server's or llama.cpp's finish reason as a :data:`FinishReason` (unknown: "stop")."""
+    if value == "length":
+        return "length"
+    if value == "cancelled":
+        return "cancelled"
+    return "stop"
+
+
 @dataclass
 class GenerationResult:
     text: str
-    finish_reason: str  # "stop" | "length" | "cancelled"
+    finish_reason: FinishReason
     prompt_tokens: int = 0
     completion_tokens: int = 0
     first_token_ms: float = 0.0
@@ -36,17 +57,68 @@ class GenerationResult:
 
 @runtime_checkable
 class ChatModel(Protocol):
-    """A chat model that can be constrained by a GBNF grammar and streams tokens."""
+    """A chat model that writes grammar-constrained answers and streams them.
+
+    Construction is light (Haystack's contract): nothing heavy happens until
+    :meth:`warm_up`, which the first :meth:`answer` calls itself if nobody did.
+    """
 
     name: str
 
-    def chat(
+    @property
+    def chooses_evidence(self) -> bool:
+        """Whether the model picks its own citations well enough to be asked to.
+
+        False for the embedded 135M model: the ranker picks the evidence and the model
+        only words the answer. True for any model a user brings (GGUF or server).
+        """
+        ...
+
+    def warm_up(self) -> None:
+        """Load what is heavy now (idempotent). Raises ``ModelLoadError`` for a bad model."""
+        ...
+
+    def cache_prefix(self, messages: list[dict[str, str]]) -> None:
+        """Evaluate the constant leading ``messages`` (the system prompt) ahead of time, so
+        later prompts that start with them skip that work. A no-op where nothing is cached
+        or the prefix already is. Raises ``GenerationError`` on failure."""
+        ...
+
+    def answer(
         self,
         messages: list[dict[str, str]],
+        spec: GrammarSpec,
         *,
-        grammar: str | None = None,
         max_tokens: int = 512,
         temperature: float = 0.0,
         on_token: TokenCallback | None = None,
         cancel: CancelToken | None = None,
-    ) -> GenerationResult: ...
+    ) -> GenerationResult:
+        """Write the answer JSON that ``spec`` admits, streaming each piece to ``on_token``.
+
+        ``max_tokens`` bounds the tokens the model chooses; a model that must also decode
+        the text ``spec`` fixes (e.g. ranked evidence) allows for it. Stops early, with
+        finish reason "cancelled", once ``cancel`` is set.
+        """
+        ...
+
+
+class AskLibrary(Protocol):
+    """What the ask service uses of a library (:class:`app.services.library.Library`)."""
+
+    settings: Settings
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The library's embedder (None: no embedder; relevance is judged by word overlap)."""
+        ...
+
+    def search(
+        self, query: str, *, top_k: int | None = None, doc_ids: Sequence[str] | None = None
+    ) -> tuple[list[SearchHit], dict[str, float]]:
+        """Ranked hits and timings_ms (at least "total")."""
+        ...
+
+    def documents(self) -> list[Document]: ...
+
+    def chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]: ...

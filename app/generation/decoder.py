@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.progress import CancelToken, TokenCallback
-from app.core.protocols import GenerationResult
+from app.core.protocols import FinishReason, GenerationResult
 from app.generation.grammar import (
     CITATIONS_FIRST,
     GrammarSpec,
@@ -38,7 +38,7 @@ logger = logging.getLogger(__name__)
 
 
 class _Stop(Exception):
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: FinishReason) -> None:
         self.reason = reason
 
 
@@ -152,7 +152,7 @@ class StructuredDecoder:
         self._t0 = time.perf_counter()
         g = phase_grammars(spec)
         st = _State(tokens=list(prompt_tokens))
-        finish = "stop"
+        finish: FinishReason = "stop"
         try:
             if spec.evidence:  # citations chosen by the ranker: the model writes the answer
                 head = f'{{"mode": "answer", "citations": {evidence_json(spec.evidence)}, '

@@ -30,18 +30,13 @@ from __future__ import annotations
 import json
 import logging
 import typing
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
+from app.core.answer_spec import ANSWER_FIRST as ANSWER_FIRST  # re-exported
+from app.core.answer_spec import CITATIONS_FIRST, GrammarSpec
 from app.core.models import RawAnswer, RawCitation
 
 logger = logging.getLogger(__name__)
-
-# Order of RawAnswer fields in the generated JSON. Citations before the answer: the model
-# first copies its evidence, then writes an answer conditioned on it (better grounded
-# answers from small models; see the report in app/generation/README or the eval).
-CITATIONS_FIRST: tuple[str, ...] = ("mode", "citations", "answer")
-ANSWER_FIRST: tuple[str, ...] = ("mode", "answer", "citations")
 
 # Characters allowed in free text: no quote, backslash, control characters or square
 # brackets (brackets only appear as grammar-made citation markers).
@@ -89,43 +84,6 @@ def json_string(text: str) -> str:
 def _key(name: str) -> str:
     """GBNF literal for ``"name": `` (JSON key, colon and the default single space)."""
     return gbnf_literal(json.dumps(name) + ": ")
-
-
-@dataclass(frozen=True)
-class GrammarSpec:
-    """What the grammar admits.
-
-    ``quotes`` maps each shown source number to the sentences shown for it; with
-    ``free_quotes`` any bounded string is admitted as a quote but the source number is
-    still limited to the keys of ``quotes``.
-    """
-
-    quotes: Mapping[int, Sequence[str]]
-    free_quotes: bool = False
-    order: tuple[str, ...] = CITATIONS_FIRST
-    max_citations: int = 3
-    answer_segments: int = 3
-    segment_chars: int = 160
-    quote_chars: int = 400
-    refusal_chars: int = 160
-    max_markers: int = 2
-    evidence: tuple[tuple[int, str], ...] = ()
-
-    def __post_init__(self) -> None:
-        if set(self.order) != set(RawAnswer.model_fields):
-            raise ValueError(f"order {self.order} must name exactly {list(RawAnswer.model_fields)}")
-        if not self.quotes:
-            raise ValueError("a grammar needs at least one source")
-        for n, sentences in self.quotes.items():
-            if n < 1:
-                raise ValueError(f"source numbers start at 1, got {n}")
-            if not self.free_quotes and not [s for s in sentences if s.strip()]:
-                raise ValueError(f"source [{n}] has no sentences to quote")
-        if not 1 <= self.max_citations <= 10:
-            raise ValueError("max_citations must be 1..10")
-        for n, quote in self.evidence:
-            if n not in self.quotes or not quote.strip():
-                raise ValueError(f"evidence must cite a shown source with a quote, got [{n}]")
 
 
 def build_grammar(spec: GrammarSpec) -> str:

@@ -21,10 +21,10 @@ from typing import Any
 
 from app.core.errors import GenerationError, ModelLoadError
 from app.core.progress import CancelToken, TokenCallback
-from app.core.protocols import GenerationResult
+from app.core.protocols import FinishReason, GenerationResult, finish_reason
 from app.core.resources import DEFAULT_CHAT_MODEL_NAME, default_chat_model_path
 from app.generation.decoder import StructuredDecoder
-from app.generation.grammar import GrammarSpec
+from app.generation.grammar import CITATIONS_FIRST, GrammarSpec, build_grammar
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +71,10 @@ def grammar_error(vocab: Any, grammar: str) -> str | None:
 
 
 class LlamaChatModel:
-    """:class:`app.core.protocols.ChatModel` backed by llama-cpp-python, in process."""
+    """:class:`app.core.protocols.ChatModel` backed by llama-cpp-python, in process.
+
+    Construction only records the settings; :meth:`warm_up` (or the first answer) loads.
+    """
 
     def __init__(
         self,
@@ -99,7 +102,16 @@ class LlamaChatModel:
     def loaded(self) -> bool:
         return self._llm is not None
 
-    def load(self) -> None:
+    @property
+    def chooses_evidence(self) -> bool:
+        """False for the embedded 135M model, which copies and paraphrases well but chooses
+        evidence poorly (the ranker picks it instead); True for any GGUF a user brings."""
+        try:
+            return self.path.resolve() != default_chat_model_path().resolve()
+        except ModelLoadError:
+            return True
+
+    def warm_up(self) -> None:
         """Load the model now (idempotent). Raises ``ModelLoadError`` for a bad file."""
         with self._lock:
             if self._llm is not None:
@@ -159,7 +171,7 @@ class LlamaChatModel:
         self, messages: list[dict[str, str]], *, add_generation_prompt: bool = True
     ) -> list[int]:
         """Render ``messages`` with the model's chat template and tokenise them."""
-        self.load()
+        self.warm_up()
         fmt = self._formatter
         if hasattr(fmt, "add_generation_prompt"):
             saved = fmt.add_generation_prompt
@@ -176,25 +188,29 @@ class LlamaChatModel:
             )
         )
 
-    def warm(self, messages: list[dict[str, str]]) -> int:
+    def cache_prefix(self, messages: list[dict[str, str]]) -> None:
         """Evaluate the constant leading ``messages`` (the system prompt) into the KV cache.
 
-        Later prompts that start with the same tokens skip that part of the prefill.
-        Returns the number of tokens cached.
+        Later prompts that start with the same tokens skip that part of the prefill. Does
+        nothing when the cache already starts with them (every prompt begins with them).
         """
         with self._lock:
             tokens = self.tokenize_chat(messages, add_generation_prompt=False)
+            if _common_prefix(self._llm._input_ids.tolist(), tokens) == len(tokens):
+                return
             t0 = time.perf_counter()
-            self._llm.reset()
-            self._llm.eval(tokens)
+            try:
+                self._llm.reset()
+                self._llm.eval(tokens)
+            except (ValueError, RuntimeError) as exc:
+                raise GenerationError(f"Caching the prompt failed: {exc}") from exc
             logger.info(
                 "warmed %d prompt tokens in %.0f ms", len(tokens), (time.perf_counter() - t0) * 1000
             )
-            return len(tokens)
 
     def check_grammar(self, grammar: str) -> None:
         """Raise ``GenerationError`` if llama.cpp cannot parse ``grammar``."""
-        self.load()
+        self.warm_up()
         reason = grammar_error(self._llm._model.vocab, grammar)
         if reason:
             raise GenerationError(f"Invalid answer grammar: {reason}.")
@@ -214,9 +230,19 @@ class LlamaChatModel:
 
         Same output language as ``chat(messages, grammar=build_grammar(spec))``, but the
         text the model has no choice about is forced instead of decoded token by token.
+        A spec that puts the answer before the citations is decoded with that one grammar.
         """
+        if spec.order != CITATIONS_FIRST:
+            return self.chat(
+                messages,
+                grammar=build_grammar(spec),
+                max_tokens=max_tokens,
+                temperature=temperature,
+                on_token=on_token,
+                cancel=cancel,
+            )
         with self._lock:
-            self.load()
+            self.warm_up()
             tokens = self.tokenize_chat(messages)
             if len(tokens) + 64 > self.n_ctx:
                 raise GenerationError(
@@ -264,7 +290,7 @@ class LlamaChatModel:
         from llama_cpp import LlamaGrammar
 
         with self._lock:
-            self.load()
+            self.warm_up()
             llm = self._llm
             tokens = self.tokenize_chat(messages)
             if len(tokens) + 8 > self.n_ctx:
@@ -281,7 +307,7 @@ class LlamaChatModel:
             t0 = time.perf_counter()
             first_ms = 0.0
             pieces: list[str] = []
-            finish = "stop"
+            finish: FinishReason = "stop"
             n_out = 0
             stream = llm.create_completion(
                 prompt=tokens,
@@ -310,7 +336,7 @@ class LlamaChatModel:
                         if on_token is not None:
                             on_token(piece)
                     if choice.get("finish_reason"):
-                        finish = choice["finish_reason"]
+                        finish = finish_reason(choice["finish_reason"])
             except (ValueError, RuntimeError) as exc:
                 raise GenerationError(f"Generation failed: {exc}") from exc
             finally:

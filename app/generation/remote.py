@@ -18,13 +18,19 @@ import urllib.request
 
 from app.core.errors import RemoteBackendError
 from app.core.progress import CancelToken, TokenCallback
-from app.core.protocols import GenerationResult
+from app.core.protocols import FinishReason, GenerationResult, finish_reason
+from app.generation.grammar import GrammarSpec, build_grammar, evidence_json
 
 logger = logging.getLogger(__name__)
 
 
 class RemoteChatModel:
-    """:class:`app.core.protocols.ChatModel` over HTTP (OpenAI chat completions + grammar)."""
+    """:class:`app.core.protocols.ChatModel` over HTTP (OpenAI chat completions + grammar).
+
+    Nothing to load or cache on this side: the server holds the model.
+    """
+
+    chooses_evidence = True  # whatever the server runs, the user chose it
 
     def __init__(
         self,
@@ -53,6 +59,34 @@ class RemoteChatModel:
     @property
     def endpoint(self) -> str:
         return f"{self.base_url}/v1/chat/completions"
+
+    def warm_up(self) -> None:
+        """Nothing to load here; an unreachable server is reported by the first answer."""
+
+    def cache_prefix(self, messages: list[dict[str, str]]) -> None:
+        """The server keeps its own prompt cache."""
+
+    def answer(
+        self,
+        messages: list[dict[str, str]],
+        spec: GrammarSpec,
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        on_token: TokenCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> GenerationResult:
+        """The answer under the full grammar of ``spec``; the server decodes every token, so
+        fixed evidence (written by the grammar, not chosen) gets its own allowance."""
+        fixed = len(evidence_json(spec.evidence)) // 2 + 16 if spec.evidence else 0
+        return self.chat(
+            messages,
+            grammar=build_grammar(spec),
+            max_tokens=max_tokens + fixed,
+            temperature=temperature,
+            on_token=on_token,
+            cancel=cancel,
+        )
 
     def chat(
         self,
@@ -84,7 +118,7 @@ class RemoteChatModel:
         t0 = time.perf_counter()
         first_ms = 0.0
         pieces: list[str] = []
-        finish = "stop"
+        finish: FinishReason = "stop"
         n_chunks = 0
         usage: dict[str, int] = {}
         try:
@@ -133,7 +167,7 @@ class RemoteChatModel:
                         if on_token is not None:
                             on_token(piece)
                     if choice.get("finish_reason"):
-                        finish = choice["finish_reason"]
+                        finish = finish_reason(choice["finish_reason"])
         except OSError as exc:
             raise RemoteBackendError(
                 f"The connection to {self.base_url} broke during generation: {exc}"

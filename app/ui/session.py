@@ -13,12 +13,12 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from app.core.config import Settings
-from app.core.errors import Cancelled
+from app.core.errors import Cancelled, FootnoteError
 from app.core.models import Answer, Document, IngestResult
 from app.core.progress import Progress
 from app.ui.ingest_process import ingest_in_subprocess, subprocess_supported
@@ -219,7 +219,7 @@ class Session(QObject):
 
         def work(_: Job) -> str:
             asker.load_model(path)
-            return str(getattr(asker.model, "name", "") or label)
+            return asker.model.name or label
 
         def loaded(name: str) -> None:
             self.model_loaded = True
@@ -313,7 +313,6 @@ class Session(QObject):
 
 def describe_error(exc: BaseException) -> str:
     """A user-readable sentence for any exception (typed errors carry their own hint)."""
-    text: Any = getattr(exc, "user_text", None)
-    if callable(text):
-        return str(text())
+    if isinstance(exc, FootnoteError):
+        return exc.user_text()
     return f"{type(exc).__name__}: {exc}"

@@ -17,7 +17,8 @@ from app.core.config import Settings
 from app.core.errors import Cancelled, ModelLoadError
 from app.core.models import Chunk, SearchHit
 from app.core.progress import CancelToken, TokenCallback
-from app.core.protocols import GenerationResult
+from app.core.protocols import ChatModel, FinishReason, GenerationResult
+from app.generation.grammar import GrammarSpec, build_grammar
 from app.services.ask import EMPTY_LIBRARY_TEXT, REFUSAL_TEXT, AskService
 from app.services.metrics import reset_metrics
 
@@ -72,32 +73,64 @@ class FakeLibrary:
     def documents(self) -> list[object]:
         return [object()] if self.chunks_by_id else []
 
+    @property
+    def embedder(self) -> None:  # no embedder: relevance by word overlap
+        return None
+
 
 class ScriptedModel:
-    """Replies with the given outputs in turn, streamed in 3-character pieces."""
+    """A :class:`ChatModel` that replies with the given outputs in turn, in 3-character pieces.
+
+    ``press_stop`` (with ``cancel_after``): the caller's token, cancelled mid-answer as a
+    user pressing Stop would; the model only sees the token the service hands it.
+    """
 
     name = "scripted"
 
-    def __init__(self, outputs: list[str], cancel_after: int | None = None) -> None:
+    def __init__(
+        self,
+        outputs: list[str],
+        cancel_after: int | None = None,
+        press_stop: CancelToken | None = None,
+        *,
+        chooses_evidence: bool = True,
+    ) -> None:
         self.outputs = list(outputs)
         self.calls: list[list[dict[str, str]]] = []
-        self.grammars: list[str | None] = []
+        self.specs: list[GrammarSpec] = []
+        self.max_tokens: list[int] = []
         self.cancel_after = cancel_after
+        self.press_stop = press_stop
+        self.chooses_evidence = chooses_evidence
+        self.warmed = 0
+        self.cached: list[list[dict[str, str]]] = []
 
-    def chat(
+    @property
+    def grammars(self) -> list[str]:
+        return [build_grammar(s) for s in self.specs]
+
+    def warm_up(self) -> None:
+        self.warmed += 1
+
+    def cache_prefix(self, messages: list[dict[str, str]]) -> None:
+        self.cached.append(messages)
+
+    def answer(
         self,
-        messages,
+        messages: list[dict[str, str]],
+        spec: GrammarSpec,
         *,
-        grammar=None,
-        max_tokens=512,
-        temperature=0.0,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
         on_token: TokenCallback | None = None,
         cancel: CancelToken | None = None,
-    ):
+    ) -> GenerationResult:
         self.calls.append(messages)
-        self.grammars.append(grammar)
+        self.specs.append(spec)
+        self.max_tokens.append(max_tokens)
         text = self.outputs.pop(0)
-        out, finish = [], "stop"
+        out: list[str] = []
+        finish: FinishReason = "stop"
         for i in range(0, len(text), 3):
             if cancel is not None and cancel.cancelled:
                 finish = "cancelled"
@@ -106,8 +139,8 @@ class ScriptedModel:
             out.append(piece)
             if on_token:
                 on_token(piece)
-            if self.cancel_after is not None and i >= self.cancel_after and cancel is not None:
-                cancel.outer.cancel()  # type: ignore[attr-defined]  # the user presses Stop
+            if self.cancel_after is not None and i >= self.cancel_after and self.press_stop:
+                self.press_stop.cancel()
         return GenerationResult("".join(out), finish, 100, len(out), 5.0, 20.0)
 
 
@@ -210,9 +243,27 @@ def test_empty_library_refuses_without_the_model(tmp_path: Path) -> None:
 
 
 def test_cancel_raises_cancelled(lib: FakeLibrary) -> None:
-    model = ScriptedModel([GOOD], cancel_after=10)
+    stop = CancelToken()
+    model = ScriptedModel([GOOD], cancel_after=10, press_stop=stop)
     with pytest.raises(Cancelled):
-        AskService(lib, chat_model=model).ask("How many channels?", cancel=CancelToken())
+        AskService(lib, chat_model=model).ask("How many channels?", cancel=stop)
+    assert len(model.calls) == 1  # the model saw the caller's Stop through the composed token
+
+
+def test_stopping_a_loop_leaves_the_callers_token_alone(lib: FakeLibrary) -> None:
+    loop = "The channels are the channels of the channels. " * 6
+    model = ScriptedModel([_json("answer", loop + "[1]", [(1, TEXTS[0].split(". ")[0] + ".")])])
+    caller = CancelToken()
+    tokens: list[str] = []
+    a = AskService(lib, chat_model=model).ask(
+        "How many channels?", cancel=caller, on_token=tokens.append
+    )
+    assert a.kind == "extractive" and not caller.cancelled
+    assert len("".join(tokens)) < len(loop)  # generation stopped early
+
+
+def test_scripted_model_satisfies_the_protocol() -> None:
+    assert isinstance(ScriptedModel([]), ChatModel)
 
 
 def test_bad_model_file_keeps_previous_model(lib: FakeLibrary, tmp_path: Path) -> None:
@@ -263,3 +314,49 @@ def test_ranked_answer_straying_from_evidence_shows_the_evidence(lib: FakeLibrar
         "Clean the air filter every 90 days with a soft brush."
     ]
     assert "dealer" not in a.answer
+
+
+def test_auto_evidence_follows_the_model(lib: FakeLibrary) -> None:
+    """The ranker picks the evidence exactly when the model says it does not choose well."""
+    q = "How often must the air filter be cleaned?"
+    answer = _json("answer", "Every 90 days [2].", [(2, TEXTS[1].split(". ")[0] + ".")])
+    small = ScriptedModel([answer], chooses_evidence=False)
+    AskService(lib, chat_model=small).ask(q)
+    assert small.specs[0].evidence and small.max_tokens == [96]
+    big = ScriptedModel([answer], chooses_evidence=True)
+    AskService(lib, chat_model=big).ask(q)
+    assert big.specs[0].evidence == () and big.max_tokens == [384]
+
+
+def test_warm_up_loads_and_caches_the_system_prompt_once_per_question(lib: FakeLibrary) -> None:
+    model = ScriptedModel([GOOD])
+    service = AskService(lib, chat_model=model)
+    service.warm_up()
+    assert model.warmed == 1 and [m["role"] for m in model.cached[0]] == ["system"]
+    service.ask("How many channels?")
+    assert model.cached[1] == model.cached[0]  # the same constant prefix every time
+
+
+def test_progress_reports_each_step(lib: FakeLibrary) -> None:
+    stages: list[tuple[str, int]] = []
+    AskService(lib, chat_model=ScriptedModel([GOOD])).ask(
+        "How many channels?", on_progress=lambda p: stages.append((p.stage, p.done))
+    )
+    assert stages == [
+        ("retrieve", 0),
+        ("retrieve", 1),
+        ("load_model", 0),
+        ("load_model", 1),
+        ("generate", 0),
+        ("generate", 1),
+    ]
+
+
+def test_model_comes_from_the_settings(tmp_path: Path) -> None:
+    from app.generation import LlamaChatModel, RemoteChatModel
+
+    local = AskService(FakeLibrary(TEXTS, tmp_path))
+    assert isinstance(local.model, LlamaChatModel) and not local.model.loaded
+    remote_settings = Settings(library=tmp_path / "lib", llm_url="http://127.0.0.1:9")
+    remote = AskService(FakeLibrary(TEXTS, tmp_path), remote_settings)
+    assert isinstance(remote.model, RemoteChatModel)
