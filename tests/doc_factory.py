@@ -134,3 +134,54 @@ def make_rotated_pdf(path: Path | str) -> Path:
             rotate=rot,
         )
     return _save(doc, path, title="Rotated pages")
+
+
+CHINESE_SENTENCES = [
+    "离线问答系统可以在没有网络的情况下引用原文。",
+    "每个引用都指向页面上的确切句子。",
+    "扫描的文件会先经过文字识别再建立索引。",
+]
+KOREAN_SENTENCES = [
+    "이 프로그램은 인터넷 연결 없이 문서에 대한 질문에 답합니다.",
+    "모든 인용은 페이지의 정확한 문장을 가리킵니다.",
+]
+ARABIC_SENTENCES = [
+    "تعمل المكتبة بدون اتصال بالشبكة.",
+    "يحفظ النظام النص الأصلي لكل صفحة.",
+    "يشير كل اقتباس إلى الجملة الدقيقة في الصفحة.",
+]
+ARABIC_PDF = DATA / "arabic.pdf"
+
+
+def make_cjk_pdf(path: Path | str) -> Path:
+    """Chinese and Korean sentences, one per line, in PyMuPDF's built-in CJK font."""
+    path = Path(path)
+    doc = pymupdf.open()
+    page = doc.new_page()
+    writer = pymupdf.TextWriter(page.rect)
+    font = pymupdf.Font("cjk")
+    page.insert_text((72, 72), "Mixed scripts", fontsize=16)
+    y = 110.0
+    for sentence in CHINESE_SENTENCES + KOREAN_SENTENCES:
+        writer.append((72, y), sentence, font=font, fontsize=12)
+        y += 24
+    writer.write_text(page)
+    return _save(doc, path, title="Mixed scripts")
+
+
+def make_arabic_pdf(
+    path: Path | str, font_dir: Path | str = "/usr/share/fonts/truetype/dejavu"
+) -> Path:
+    """Arabic paragraphs set right to left (shaped by MuPDF's HTML layout) in DejaVu Sans,
+    embedded as a subset. ``tests/data/arabic.pdf`` was made by this function from Debian's
+    ``fonts-dejavu-core``; tests use that file, so they need no font installed."""
+    path = Path(path)
+    doc = pymupdf.open()
+    page = doc.new_page()
+    css = "@font-face {font-family: dv; src: url(DejaVuSans.ttf);} * {font-family: dv;}"
+    html = "".join(f'<p dir="rtl" style="font-size: 14px">{s}</p>' for s in ARABIC_SENTENCES)
+    page.insert_htmlbox(
+        pymupdf.Rect(72, 72, 523, 400), html, css=css, archive=pymupdf.Archive(str(font_dir))
+    )
+    doc.subset_fonts()
+    return _save(doc, path, title="Arabic sample")

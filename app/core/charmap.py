@@ -108,8 +108,9 @@ class CharMap:
             n = max(e - s, 1.0)
             cut0 = max(0.0, (start - s) / n)
             cut1 = min(1.0, (end - s) / n)
-            nx0 = x0 + (x1 - x0) * cut0
-            nx1 = x0 + (x1 - x0) * cut1
+            # x0 > x1 marks a right-to-left word: its first character is at the right
+            a, b = x0 + (x1 - x0) * cut0, x0 + (x1 - x0) * cut1
+            nx0, nx1 = min(a, b), max(a, b)
             key = int(line) * 100_000 + int(page)
             if key not in merged:
                 merged[key] = [page, nx0, y0, nx1, y1]

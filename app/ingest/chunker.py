@@ -20,7 +20,7 @@ from app.core.charmap import CharMap
 from app.core.models import Chunk
 from app.core.text import sentence_spans
 
-from .layout import Line
+from .layout import RTL, Line
 from .sections import SectionStart
 
 logger = logging.getLogger(__name__)
@@ -120,9 +120,16 @@ def build_segment(path: str, lines: list[Line], compounds: frozenset[str] = froz
         sep_lens.append(len(sep))
         sep_lens.extend([1] * (n - 1))
         word_lens.extend(map(len, wtexts))
-        x0.extend(cols[0])
+        # A word's box runs from x0 to x1 in reading order (charmap cuts a part of a word
+        # from its start), so right-to-left words store x0 > x1.
+        if any(not t.isascii() and RTL.search(t) for t in wtexts):
+            flip = [not t.isascii() and RTL.search(t) is not None for t in wtexts]
+            x0.extend(b if f else a for a, b, f in zip(cols[0], cols[2], flip, strict=True))
+            x1.extend(a if f else b for a, b, f in zip(cols[0], cols[2], flip, strict=True))
+        else:
+            x0.extend(cols[0])
+            x1.extend(cols[2])
         y0.extend(cols[1])
-        x1.extend(cols[2])
         y1.extend(cols[3])
         pages.extend([ln.page] * n)
         keys.extend([ln.key] * n)

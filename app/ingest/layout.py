@@ -17,6 +17,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from app.core.scripts import has_presentation_forms, logical_letters
+
 from ._mupdf import pymupdf
 from .columns import reading_order
 
@@ -81,7 +83,32 @@ def clean_word(text: str) -> tuple[str, bool]:
         return _CONTROL.sub("", text), False
     soft = text.endswith("\u00ad")
     text = _CONTROL.sub("", text.translate(_TRANSLATE)).strip()
+    if has_presentation_forms(text):
+        text = logical_letters(text)
     return text, soft
+
+
+_PUNCT = re.compile(r"[.,;:!?\u060c\u061b\u061f\u06d4()\"'\u00ab\u00bb]+")
+RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
+
+
+def join_rtl_pieces(words: list) -> list:
+    """Join right-to-left pieces MuPDF splits one word into: in Arabic, a letter that does
+    not connect to the next (alef in "ال") leaves a tiny gap that MuPDF may take for a word
+    break. Pieces of one line that touch (right to left) become one word again."""
+    out: list = []
+    for w in words:
+        if out:
+            p = out[-1]
+            touching = abs(p[0] - w[2]) < 0.15 * max(w[3] - w[1], 1.0)
+            same_line = p[5] == w[5] and p[6] == w[6]
+            rtl_p, rtl_w = RTL.search(p[4]), RTL.search(w[4])
+            punct = _PUNCT.fullmatch(w[4]) or _PUNCT.fullmatch(p[4])
+            if same_line and touching and ((rtl_p and rtl_w) or ((rtl_p or rtl_w) and punct)):
+                out[-1] = (w[0], min(p[1], w[1]), p[2], max(p[3], w[3]), p[4] + w[4], *p[5:])
+                continue
+        out.append(w)
+    return out
 
 
 class PageExtractor:
@@ -111,6 +138,8 @@ class PageExtractor:
             words = reading_order(words, tp.rect.width)
         if matrix is not None:
             words = [(*_mapped(w, matrix), *w[4:]) for w in words]
+        if any(RTL.search(w[4]) for w in words if not w[4].isascii()):
+            words = join_rtl_pieces(words)
         fonts = _line_fonts(tp) if self.want_fonts and words and matrix is None else {}
         lines: list[Line] = []
         numbers: list[tuple[int, int]] = []

@@ -10,14 +10,16 @@ import pyarrow as pa
 
 from app.core.charmap import CharMap
 from app.core.models import Chunk, Document, Section
+from app.core.scripts import cjk_terms
 from app.store.schema import CHUNKS_SCHEMA, DOCUMENTS_SCHEMA
 
 CHUNK_COLUMNS = ["chunk_id", "doc_id", "ordinal", "page_start", "page_end", "section", "text"]
 
 
 def fts_text(title: str, section: str, text: str) -> str:
-    """What the keyword index sees for a chunk: document title, section path, then text."""
-    return "\n".join(part for part in (title, section, text) if part)
+    """What the keyword index sees for a chunk: document title, section path, then text
+    (CJK runs as character pairs, see :mod:`app.core.scripts`)."""
+    return cjk_terms("\n".join(part for part in (title, section, text) if part))
 
 
 def chunk_table(title: str, chunks: Sequence[Chunk]) -> pa.Table:

@@ -23,6 +23,7 @@ from lancedb.index import FTS, HnswSq
 
 from app.core.errors import StoreError
 from app.core.models import Chunk, DocStatus, Document, ParsedDocument, Section
+from app.core.scripts import cjk_terms
 from app.store import recovery
 from app.store.lock import WriterLock
 from app.store.rows import (
@@ -336,7 +337,7 @@ class Store:
         """BM25 over title + section + text; [(chunk_id, score)] best first."""
         if not query.strip() or k <= 0 or (doc_ids is not None and not doc_ids):
             return []
-        q = self._chunks.search(query, query_type="fts", fts_columns="fts_text")
+        q = self._chunks.search(cjk_terms(query), query_type="fts", fts_columns="fts_text")
         if doc_ids is not None:
             q = q.where(f"doc_id IN {sql_list(doc_ids)}", prefilter=True)
         table = q.select(["chunk_id", "_score"]).limit(k).to_arrow()

@@ -57,7 +57,7 @@ def test_show_evidence_scrolls_to_the_quote_and_keeps_its_rects(qtbot, tmp_path)
 
 
 @pytest.mark.parametrize("rotation", [90, 180, 270])
-def test_highlight_on_a_rotated_page_covers_the_printed_words(qtbot, tmp_path, rotation) -> None:  # noqa: ANN001
+def test_highlight_on_a_rotated_page_covers_the_printed_words(qtbot, tmp_path, rotation) -> None:
     from tests import doc_factory as df
 
     pdf = df.make_rotated_pdf(tmp_path / "rotated.pdf")
