@@ -49,6 +49,7 @@ lint: setup
 bench: setup
 	$(BIN)/python -m tests.bench.bench_ingest
 	$(BIN)/python -m app.validation.bench
+	$(BIN)/python -m tests.bench.bench_gui_lag
 
 # Answer quality per development set: make eval [SET=manuals|mixed|all] [EVAL_ARGS=--retrieval-only]
 SET ?= all

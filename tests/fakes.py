@@ -2,6 +2,10 @@
 
 - :class:`HashEmbedder`: a bag of hashed words, L2-normalised; texts that share words get
   similar vectors, instantly. It satisfies ``app.core.protocols.Embedder``.
+- :class:`ScriptedModel`: a ``ChatModel`` that replays given outputs (Haystack's habit).
+- :class:`FakeLibrary`: an ``AskLibrary`` whose search returns every chunk in order, so the
+  ask tests decide what retrieval finds; tests/unit/test_ask_library_contract.py holds it and
+  the real ``Library`` to one contract.
 - :class:`FakeStore`: an in-memory store with the same write calls (``add_document``,
   ``add_vectors``, ``mark_ready``) and the same reads (``retrieval.hybrid.SearchStore``) as
   ``app.store.Store``. tests/unit/test_store_contract.py runs one contract test class against
@@ -16,10 +20,16 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
-from app.core.models import Chunk, Document, ParsedDocument
+from app.core.answer_spec import GrammarSpec
+from app.core.config import Settings
+from app.core.models import Chunk, Document, ParsedDocument, SearchHit
+from app.core.progress import CancelToken, TokenCallback
+from app.core.protocols import FinishReason, GenerationResult
+from app.generation.grammar import build_grammar
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -149,3 +159,138 @@ class FakeStore:
 
     def documents(self) -> list[Document]:
         return list(self.docs.values())
+
+
+class FakeLibrary:
+    """A library (``app.core.protocols.AskLibrary``) whose search returns every chunk in order.
+
+    The ask tests script what retrieval finds; tests/unit/test_ask_library_contract.py holds
+    it to the same contract as the real ``Library``. No embedder: relevance by word overlap.
+    """
+
+    def __init__(self, texts: Sequence[str], tmp: Path) -> None:
+        self.settings = Settings(library=tmp / "lib")
+        self.chunks_by_id = {
+            f"doc:{i:05d}": Chunk(
+                chunk_id=f"doc:{i:05d}",
+                doc_id="doc",
+                ordinal=i,
+                page_start=i + 1,
+                page_end=i + 1,
+                section=f"Section {i + 1}",
+                text=t,
+            )
+            for i, t in enumerate(texts)
+        }
+        self.searches: list[str] = []
+
+    def search(
+        self, query: str, *, top_k: int | None = None, doc_ids: Sequence[str] | None = None
+    ) -> tuple[list[SearchHit], dict[str, float]]:
+        self.searches.append(query)
+        chunks = [
+            c for c in self.chunks_by_id.values() if doc_ids is None or c.doc_id in doc_ids
+        ]
+        hits = [
+            SearchHit(
+                rank=i + 1,
+                chunk_id=c.chunk_id,
+                doc_id=c.doc_id,
+                file="/docs/zephyr.pdf",
+                title="Zephyr",
+                page_start=c.page_start,
+                page_end=c.page_end,
+                section=c.section,
+                score=1.0 / (i + 1),
+                text=c.text,
+            )
+            for i, c in enumerate(chunks)
+        ]
+        return hits[: top_k or self.settings.top_k], {"total": 1.5}
+
+    def chunks(self, ids: Sequence[str]) -> list[Chunk]:
+        return [self.chunks_by_id[i] for i in ids if i in self.chunks_by_id]
+
+    def documents(self) -> list[Document]:
+        if not self.chunks_by_id:
+            return []
+        return [
+            Document(
+                doc_id="doc",
+                file="/docs/zephyr.pdf",
+                title="Zephyr",
+                pages=len(self.chunks_by_id),
+                chunks=len(self.chunks_by_id),
+                status="ready",
+            )
+        ]
+
+    @property
+    def embedder(self) -> None:  # no embedder: relevance by word overlap
+        return None
+
+
+class ScriptedModel:
+    """A :class:`ChatModel` that replies with the given outputs in turn, in 3-character pieces.
+
+    ``press_stop`` (with ``cancel_after``): the caller's token, cancelled mid-answer as a
+    user pressing Stop would; the model only sees the token the service hands it.
+    """
+
+    name = "scripted"
+
+    def __init__(
+        self,
+        outputs: list[str],
+        cancel_after: int | None = None,
+        press_stop: CancelToken | None = None,
+        *,
+        chooses_evidence: bool = True,
+    ) -> None:
+        self.outputs = list(outputs)
+        self.calls: list[list[dict[str, str]]] = []
+        self.specs: list[GrammarSpec] = []
+        self.max_tokens: list[int] = []
+        self.cancel_after = cancel_after
+        self.press_stop = press_stop
+        self.chooses_evidence = chooses_evidence
+        self.warmed = 0
+        self.cached: list[list[dict[str, str]]] = []
+
+    @property
+    def grammars(self) -> list[str]:
+        return [build_grammar(s) for s in self.specs]
+
+    def warm_up(self) -> None:
+        self.warmed += 1
+
+    def cache_prefix(self, messages: list[dict[str, str]]) -> None:
+        self.cached.append(messages)
+
+    def answer(
+        self,
+        messages: list[dict[str, str]],
+        spec: GrammarSpec,
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        on_token: TokenCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> GenerationResult:
+        self.calls.append(messages)
+        self.specs.append(spec)
+        self.max_tokens.append(max_tokens)
+        text = self.outputs.pop(0)
+        out: list[str] = []
+        finish: FinishReason = "stop"
+        for i in range(0, len(text), 3):
+            if cancel is not None and cancel.cancelled:
+                finish = "cancelled"
+                break
+            piece = text[i : i + 3]
+            out.append(piece)
+            if on_token:
+                on_token(piece)
+            if self.cancel_after is not None and i >= self.cancel_after and self.press_stop:
+                self.press_stop.cancel()
+        return GenerationResult("".join(out), finish, 100, len(out), 5.0, 20.0)

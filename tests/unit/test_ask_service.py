@@ -1,6 +1,6 @@
 """AskService flow with a scripted chat model and an in-memory library (real validator).
 
-The fakes stand in for retrieval and the LLM only, so each path of the service (good
+The fakes (tests/fakes.py) stand in for retrieval and the LLM only, so each path of the service (good
 answer, repair, extractive fallback, refusal, cancel, empty library) can be driven
 deterministically. The real model and library are exercised in tests/integration.
 """
@@ -8,19 +8,17 @@ deterministically. The real model and library are exercised in tests/integration
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from app.core.config import Settings
 from app.core.errors import Cancelled, ModelLoadError
-from app.core.models import Chunk, SearchHit
-from app.core.progress import CancelToken, TokenCallback
-from app.core.protocols import ChatModel, FinishReason, GenerationResult
-from app.generation.grammar import GrammarSpec, build_grammar
+from app.core.progress import CancelToken
+from app.core.protocols import ChatModel
 from app.services.ask import EMPTY_LIBRARY_TEXT, REFUSAL_TEXT, AskService
 from app.services.metrics import reset_metrics
+from tests.fakes import FakeLibrary, ScriptedModel
 
 pytestmark = pytest.mark.unit
 
@@ -29,119 +27,6 @@ TEXTS = [
     "The housing is made of aluminium.",
     "Clean the air filter every 90 days with a soft brush. Never use water on the filter.",
 ]
-
-
-class FakeLibrary:
-    def __init__(self, texts: Sequence[str], tmp: Path) -> None:
-        self.settings = Settings(library=tmp / "lib")
-        self.chunks_by_id = {
-            f"doc:{i:05d}": Chunk(
-                chunk_id=f"doc:{i:05d}",
-                doc_id="doc",
-                ordinal=i,
-                page_start=i + 1,
-                page_end=i + 1,
-                section=f"Section {i + 1}",
-                text=t,
-            )
-            for i, t in enumerate(texts)
-        }
-        self.searches: list[str] = []
-
-    def search(self, query: str, *, top_k: int | None = None, doc_ids: object = None):
-        self.searches.append(query)
-        hits = [
-            SearchHit(
-                rank=i + 1,
-                chunk_id=c.chunk_id,
-                doc_id=c.doc_id,
-                file="/docs/zephyr.pdf",
-                title="Zephyr",
-                page_start=c.page_start,
-                page_end=c.page_end,
-                section=c.section,
-                score=1.0 / (i + 1),
-                text=c.text,
-            )
-            for i, c in enumerate(self.chunks_by_id.values())
-        ]
-        return hits[: top_k or 8], {"total": 1.5}
-
-    def chunks(self, ids: Sequence[str]) -> list[Chunk]:
-        return [self.chunks_by_id[i] for i in ids if i in self.chunks_by_id]
-
-    def documents(self) -> list[object]:
-        return [object()] if self.chunks_by_id else []
-
-    @property
-    def embedder(self) -> None:  # no embedder: relevance by word overlap
-        return None
-
-
-class ScriptedModel:
-    """A :class:`ChatModel` that replies with the given outputs in turn, in 3-character pieces.
-
-    ``press_stop`` (with ``cancel_after``): the caller's token, cancelled mid-answer as a
-    user pressing Stop would; the model only sees the token the service hands it.
-    """
-
-    name = "scripted"
-
-    def __init__(
-        self,
-        outputs: list[str],
-        cancel_after: int | None = None,
-        press_stop: CancelToken | None = None,
-        *,
-        chooses_evidence: bool = True,
-    ) -> None:
-        self.outputs = list(outputs)
-        self.calls: list[list[dict[str, str]]] = []
-        self.specs: list[GrammarSpec] = []
-        self.max_tokens: list[int] = []
-        self.cancel_after = cancel_after
-        self.press_stop = press_stop
-        self.chooses_evidence = chooses_evidence
-        self.warmed = 0
-        self.cached: list[list[dict[str, str]]] = []
-
-    @property
-    def grammars(self) -> list[str]:
-        return [build_grammar(s) for s in self.specs]
-
-    def warm_up(self) -> None:
-        self.warmed += 1
-
-    def cache_prefix(self, messages: list[dict[str, str]]) -> None:
-        self.cached.append(messages)
-
-    def answer(
-        self,
-        messages: list[dict[str, str]],
-        spec: GrammarSpec,
-        *,
-        max_tokens: int = 512,
-        temperature: float = 0.0,
-        on_token: TokenCallback | None = None,
-        cancel: CancelToken | None = None,
-    ) -> GenerationResult:
-        self.calls.append(messages)
-        self.specs.append(spec)
-        self.max_tokens.append(max_tokens)
-        text = self.outputs.pop(0)
-        out: list[str] = []
-        finish: FinishReason = "stop"
-        for i in range(0, len(text), 3):
-            if cancel is not None and cancel.cancelled:
-                finish = "cancelled"
-                break
-            piece = text[i : i + 3]
-            out.append(piece)
-            if on_token:
-                on_token(piece)
-            if self.cancel_after is not None and i >= self.cancel_after and self.press_stop:
-                self.press_stop.cancel()
-        return GenerationResult("".join(out), finish, 100, len(out), 5.0, 20.0)
 
 
 def _json(mode: str, answer: str, cites: list[tuple[int, str]]) -> str:
