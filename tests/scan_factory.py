@@ -121,6 +121,7 @@ def make_scan_pdf(
     two_columns: bool = False,
     sentences: list[str] | None = None,
     garbage_layer: bool = False,
+    per_page: int = 7,
 ) -> tuple[Path, list[ScanPage]]:
     """An image-only PDF of known text. ``rotation`` sets the page's /Rotate while the
     picture still shows upright (as a scanner that stored a landscape page sideways would);
@@ -132,7 +133,7 @@ def make_scan_pdf(
     truth: list[ScanPage] = []
     all_sentences = sentences or SCAN_SENTENCES
     for i in range(pages):
-        chunk = all_sentences[i * 7 : i * 7 + 7] or all_sentences[:7]
+        chunk = all_sentences[i * per_page : (i + 1) * per_page] or all_sentences[:per_page]
         sideways = rotation in (90, 270)
         if sideways:
             chunk = chunk[:4]

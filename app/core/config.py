@@ -38,6 +38,10 @@ class Settings(BaseSettings):
     llm_url: str | None = Field(
         default=None, description="OpenAI-compatible llama.cpp server URL instead of a local model."
     )
+    ocr: bool = Field(default=True, description="Read scanned pages with OCR (Tesseract).")
+    ocr_languages: str = Field(
+        default="eng", description="OCR languages, Tesseract names joined by '+' ('eng+deu')."
+    )
     top_k: int = Field(default=8, ge=1, le=50)
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     n_ctx: int = Field(default=4096, ge=512, le=131072)

@@ -13,6 +13,8 @@ import hashlib
 import logging
 import os
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,6 +27,7 @@ from app.core.errors import (
     NoPagesError,
     NotAPdfError,
     NoTextLayerError,
+    OcrUnavailableError,
     PermissionDeniedError,
 )
 from app.core.models import Document, ParsedDocument
@@ -43,6 +46,9 @@ from .sections import (
 from .titles import choose_title, mark_stamps, page_one_title
 
 logger = logging.getLogger(__name__)
+
+PartialCallback = Callable[[ParsedDocument], None]
+PARTIAL_EVERY = 3.0  # seconds between partial documents while OCR runs
 
 # MuPDF would print repair warnings to stderr; we log them ourselves instead.
 pymupdf.TOOLS.mupdf_display_errors(False)
@@ -141,11 +147,14 @@ def parse_pdf(
     cancel: CancelToken | None = None,
     params: ChunkParams | None = None,
     ocr: OcrOptions | None = None,
+    on_partial: PartialCallback | None = None,
 ) -> ParsedDocument:
     """Parse one PDF into a document, its sections and its chunks (with character maps).
 
     Pages without a usable text layer are read by OCR (``ocr``; default on, English),
-    reported as stage "ocr" with per-page progress; ``document.ocr_pages`` lists them.
+    reported as stage "ocr" with per-page progress; ``parsed.ocr_pages`` lists them. While
+    OCR runs, ``on_partial`` receives the document as read so far (text pages and the pages
+    OCR has finished, at most every few seconds) so a caller can make it searchable early.
     Raises a specific ``IngestError`` for bad input and ``Cancelled`` when ``cancel`` is set.
     """
     path = Path(path).expanduser().resolve()
@@ -154,9 +163,8 @@ def parse_pdf(
     with MUPDF_LOCK:
         doc = _open(path, data)
     try:
-        parsed = _parse(
-            path, data, doc, on_progress, cancel, params or ChunkParams(), ocr or OcrOptions()
-        )
+        run = _Run(path, data, on_progress, cancel, params or ChunkParams(), ocr or OcrOptions())
+        parsed = _parse(run, doc, on_partial)
         parsed.document.mtime = mtime
         _log_speed(parsed, t0)
         return parsed
@@ -173,31 +181,39 @@ def parse_pdf(
             logger.debug("MuPDF messages for %s: %s", path.name, warnings[:500])
 
 
-def _parse(
-    path: Path,
-    data: bytes,
-    doc: pymupdf.Document,
-    on_progress: ProgressCallback | None,
-    cancel: CancelToken | None,
-    params: ChunkParams,
-    ocr: OcrOptions,
-) -> ParsedDocument:
-    name = path.name
+@dataclass
+class _Run:
+    """One parse: its inputs, and what the page pass found (filled by ``_parse``)."""
+
+    path: Path
+    data: bytes
+    on_progress: ProgressCallback | None
+    cancel: CancelToken | None
+    params: ChunkParams
+    ocr: OcrOptions
+    meta_title: str = ""
+    entries: list = field(default_factory=list)
+    pages: list[list[Line]] = field(default_factory=list)
+    heights: list[float] = field(default_factory=list)
+
+    def check(self) -> None:
+        if self.cancel is not None:
+            self.cancel.raise_if_cancelled()
+
+
+def _parse(run: _Run, doc: pymupdf.Document, on_partial: PartialCallback | None) -> ParsedDocument:
+    path, name = run.path, run.path.name
     with MUPDF_LOCK:
         total, repaired = doc.page_count, doc.is_repaired
-        meta_title = (doc.metadata or {}).get("title") or ""
+        run.meta_title = (doc.metadata or {}).get("title") or ""
         entries = outline_entries(doc)
-    if len(entries) < 2:  # a lone bookmark (often just the title) is no table of contents
-        entries = []
-    extractor = PageExtractor(want_fonts=not entries)
-    pages: list[list[Line]] = []
-    heights: list[float] = []
+    run.entries = entries if len(entries) >= 2 else []  # a lone bookmark is no contents
+    extractor = PageExtractor(want_fonts=not run.entries)
     broken: list[int] = []
     scanned: list[int] = []  # 0-based pages without a usable text layer
     every = max(1, min(8, total // 20))  # report every page of short files, every 8 of long
     for pno in range(total):
-        if cancel is not None:
-            cancel.raise_if_cancelled()
+        run.check()
         try:
             with MUPDF_LOCK:
                 page = doc.load_page(pno)
@@ -209,50 +225,61 @@ def _parse(
             logger.warning("%s: page %d unreadable: %s", name, pno + 1, e)
             broken.append(pno + 1)
             lines, height = [], 842.0
-        pages.append(lines)
-        heights.append(height)
-        if on_progress is not None and ((pno + 1) % every == 0 or pno + 1 == total):
-            on_progress(Progress(stage="parse", done=pno + 1, total=total, file=str(path)))
-    if cancel is not None:
-        cancel.raise_if_cancelled()
+        run.pages.append(lines)
+        run.heights.append(height)
+        if run.on_progress is not None and ((pno + 1) % every == 0 or pno + 1 == total):
+            run.on_progress(Progress(stage="parse", done=pno + 1, total=total, file=str(path)))
+    run.check()
     ocr_done: list[int] = []
-    if scanned and ocr.enabled and not repaired:
-        ocr_done = _ocr_pages(path, doc, scanned, pages, extractor, ocr, on_progress, cancel)
-    n_words = sum(len(ln.words) for lines in pages for ln in lines)
+    if scanned and run.ocr.enabled and not repaired:
+        try:
+            ocr_done = _ocr_pages(run, doc, scanned, extractor, on_partial)
+        except OcrUnavailableError:
+            if not any(run.pages[p] for p in range(total) if p not in scanned):
+                raise
+            logger.warning("%s: OCR unavailable; %d scanned pages skipped", name, len(scanned))
+    n_words = sum(len(ln.words) for lines in run.pages for ln in lines)
     if broken and (repaired or n_words == 0):
         raise CorruptPdfError(f"{name} is damaged: page {broken[0]} cannot be read.")
     if n_words == 0:
         if repaired:
             raise CorruptPdfError(f"{name} is damaged: no readable text was found.")
-        _raise_no_text(name, total, scanned, ocr)
+        _raise_no_text(name, total, scanned, run.ocr)
     if repaired:
         logger.warning("%s was damaged and has been repaired; some text may be missing", name)
-    empty = sum(1 for lines in pages if not lines)
+    empty = sum(1 for lines in run.pages if not lines)
     if empty:
         logger.info("%s: %d of %d pages have no text (blank or scanned)", name, empty, total)
-    drop_furniture(pages, heights)
-    mark_stamps(pages)
-    lines = [ln for page_lines in pages for ln in page_lines if not ln.dropped]
-    if entries:
-        starts = resolve_outline(entries, lines)
+    return _assemble(run, ocr_done)
+
+
+def _assemble(run: _Run, ocr_done: list[int]) -> ParsedDocument:
+    """Sections, title and chunks from the pages read so far."""
+    drop_furniture(run.pages, run.heights)
+    mark_stamps(run.pages)
+    lines = [ln for page_lines in run.pages for ln in page_lines if not ln.dropped]
+    if run.entries:
+        starts = resolve_outline(run.entries, lines)
         heading_title = None
     else:
         starts, heading_title = heuristic_sections(lines)
     big = page_one_title(lines)
-    title = choose_title(meta_title, big, heading_title or first_heading(starts), path)
-    if big and not entries:  # a title set over several lines is no section
+    title = choose_title(run.meta_title, big, heading_title or first_heading(starts), run.path)
+    if big and not run.entries:  # a title set over several lines is no section
         starts = [s for s in starts if not (s.section.page == 1 and s.section.title in big)]
-    doc_id = _hash(data)
-    chunks = chunk_segments(doc_id, segments(lines, starts, params), params)
+    doc_id = _hash(run.data)
+    chunks = chunk_segments(doc_id, segments(lines, starts, run.params), run.params)
     if not chunks:
-        raise NoTextLayerError(f"{name} contains no text besides page headers and numbers.")
+        raise NoTextLayerError(
+            f"{run.path.name} contains no text besides page headers and numbers."
+        )
     document = Document(
         doc_id=doc_id,
-        file=str(path),
+        file=str(run.path),
         title=title,
-        pages=total,
+        pages=len(run.pages),
         chunks=len(chunks),
-        size=len(data),
+        size=len(run.data),
         ingested_at=datetime.now(UTC),
         status="indexed",
     )
@@ -272,44 +299,56 @@ def _needs_ocr(page: pymupdf.Page, lines: list[Line]) -> bool:
 
 
 def _ocr_pages(
-    path: Path,
+    run: _Run,
     doc: pymupdf.Document,
     todo: list[int],
-    pages: list[list[Line]],
     extractor: PageExtractor,
-    options: OcrOptions,
-    on_progress: ProgressCallback | None,
-    cancel: CancelToken | None,
+    on_partial: PartialCallback | None,
 ) -> list[int]:
     """Replace the lines of pages ``todo`` (0-based) by what OCR reads there; returns the
-    pages OCR found words on. One "ocr" progress report per page, cancellable between pages."""
+    pages OCR found words on. One "ocr" progress report per page, cancellable between
+    pages; a partial document now and then (see :func:`parse_pdf`)."""
     done: list[int] = []
-    t0 = time.perf_counter()
-    if on_progress is not None:
-        on_progress(Progress(stage="ocr", done=0, total=len(todo), file=str(path)))
+    t0 = last = time.perf_counter()
+    progress = run.on_progress
+    if progress is not None:
+        progress(Progress(stage="ocr", done=0, total=len(todo), file=str(run.path)))
     for i, pno in enumerate(todo):
-        if cancel is not None:
-            cancel.raise_if_cancelled()
+        run.check()
         with MUPDF_LOCK:
             page = doc.load_page(pno)
-            tp, matrix, keep = ocr_textpage(page, options)
+            tp, matrix, keep = ocr_textpage(page, run.ocr)
             lines = extractor.extract(page, pno + 1, textpage=tp, matrix=matrix)
             del tp, keep
         if lines and has_words(" ".join(ln.text for ln in lines)):
-            pages[pno] = lines
+            run.pages[pno] = lines
             done.append(pno)
-        if on_progress is not None:
-            on_progress(Progress(stage="ocr", done=i + 1, total=len(todo), file=str(path)))
+        else:  # nothing readable: a garbage text layer is not kept either
+            run.pages[pno] = []
+        if progress is not None:
+            progress(Progress(stage="ocr", done=i + 1, total=len(todo), file=str(run.path)))
+        now = time.perf_counter()
+        if on_partial is not None and done and i + 1 < len(todo) and now - last >= PARTIAL_EVERY:
+            last = now
+            _emit_partial(run, done, on_partial)
     elapsed = time.perf_counter() - t0
     logger.info(
         "%s: OCR read %d of %d pages in %.1fs (%.2f pages/s)",
-        path.name,
+        run.path.name,
         len(done),
         len(todo),
         elapsed,
         len(todo) / max(elapsed, 1e-6),
     )
     return done
+
+
+def _emit_partial(run: _Run, done: list[int], on_partial: PartialCallback) -> None:
+    try:
+        partial = _assemble(run, list(done))
+    except NoTextLayerError:
+        return
+    on_partial(partial)
 
 
 def _raise_no_text(name: str, total: int, scanned: list[int], ocr: OcrOptions) -> None:

@@ -194,3 +194,21 @@ def test_ocr_is_cancellable_between_pages(tmp_path: Path) -> None:
 
     with pytest.raises(Cancelled):
         parse_pdf(path, on_progress=cancel_on_first_ocr_report, cancel=token)
+
+
+@pytest.mark.slow
+def test_pages_become_available_as_ocr_finishes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.ingest import pdf
+
+    monkeypatch.setattr(pdf, "PARTIAL_EVERY", 0.0)
+    path, truth = make_scan_pdf(tmp_path / "three.pdf", pages=3, dpi=150, per_page=2)
+    partials = []
+    final = parse_pdf(path, on_partial=partials.append)
+    assert [p.ocr_pages for p in partials] == [[1], [1, 2]]  # the last page comes with the result
+    first = " ".join(" ".join(c.text for c in partials[0].chunks).split())
+    assert truth[0].text in first and truth[1].text not in first
+    assert {p.document.doc_id for p in partials} == {final.document.doc_id}
+    assert final.ocr_pages == [1, 2, 3]
+    assert all(t.text in " ".join(" ".join(c.text for c in final.chunks).split()) for t in truth)
