@@ -35,7 +35,10 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -c "from app.core.resources import default_chat_model_path as c, default_embedder_path as e; print('chat model:', c()); print('embedder:  ', e())"
 	@touch $(STAMP)
 
+# Qt's window needs a few system libraries (libxcb-*); set-up installs them as root on
+# Debian/Ubuntu, else prints the exact apt-get command (app/ui/qt_deps.py).
 run: setup
+	@$(BIN)/python -m app.ui.qt_deps --fix
 	$(BIN)/python -m app
 
 test: setup
@@ -60,6 +63,7 @@ eval: setup
 # Screenshots of the real app on a virtual screen (docs/screenshots/*.png).
 screenshots: setup
 	@command -v xvfb-run >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq xvfb; }
+	@$(BIN)/python -m app.ui.qt_deps --fix
 	xvfb-run -a -s "-screen 0 1440x900x24" $(BIN)/python tools/screenshots.py
 
 # Desktop bundle dist/Footnote/ (PyInstaller) and the Linux installer tarball; see packaging/README.md.

@@ -155,6 +155,7 @@ class AnswerCard(QFrame):
 
     citation_clicked = Signal(object, int)  # Answer, n
     copy_requested = Signal(object)  # Answer
+    selected = Signal()  # clicked anywhere: this answer is the one Edit → Copy and Sources use
 
     def __init__(self, question: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -219,16 +220,30 @@ class AnswerCard(QFrame):
         lay.addWidget(self.chip_host)
         lay.addLayout(status_row)
         self.body.setPlainText("")
+        self.question_label = q
+        for w in (self, q, self.body.viewport(), self.status, self.badge, self.timing):
+            w.installEventFilter(self)
+
+    def set_selected(self, on: bool) -> None:
+        if bool(self.property("selected")) != on:
+            self.setProperty("selected", on)
+            self.style().unpolish(self)
+            self.style().polish(self)
 
     # --- streaming ----------------------------------------------------------------
     def append_raw(self, text: str) -> None:
         if not text:
             return
         self.raw += text
-        shown = render.streaming_text(self.raw)
+        shown = render.readable_draft(render.streaming_text(self.raw))
         if shown != self.body.toPlainText():
+            self.body.setStyleSheet(f"color: {muted_color()};")  # a draft until it is checked
             self.body.setPlainText(shown)
-        self.phase.setText("Writing the answer…")
+        self.phase.setText(
+            "Writing the answer (a draft until every quote is checked)…"
+            if shown
+            else "Writing the answer…"
+        )
 
     def set_phase(self, text: str) -> None:
         if self.state == "streaming":
@@ -241,6 +256,7 @@ class AnswerCard(QFrame):
         self.busy.setVisible(False)
         self.phase.setVisible(False)
         bg, fg = chip_colors()
+        self.body.setStyleSheet("")
         self.body.setHtml(render.answer_html(answer, chip_bg=bg, chip_fg=fg))
         refusal = answer.kind == "refusal" or answer.mode == "refuse"
         if refusal:
@@ -351,6 +367,8 @@ class AnswerCard(QFrame):
             preview().hide()
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.MouseButtonPress:
+            self.selected.emit()
         if isinstance(obj, QPushButton) and obj.property("citation_n") is not None:
             if event.type() == QEvent.Type.Enter:
                 below = obj.mapToGlobal(QPoint(0, obj.height()))

@@ -29,6 +29,7 @@ from app.ui.workers import Job
 logger = logging.getLogger(__name__)
 
 FLUSH_MS = 50
+READING_WIDTH = 820  # widest column of answers, in pixels
 
 
 class QuestionBox(QPlainTextEdit):
@@ -67,6 +68,7 @@ class ConversationPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.cards: list[AnswerCard] = []
+        self.selected: AnswerCard | None = None
         self.job: Job | None = None
         self.active: AnswerCard | None = None
 
@@ -149,14 +151,32 @@ class ConversationPanel(QWidget):
         card = AnswerCard(question)
         card.citation_clicked.connect(self._card_citation)
         card.copy_requested.connect(self.copy_requested)
+        card.selected.connect(lambda c=card: self.select(c))
         self.list_lay.insertWidget(self.list_lay.count() - 1, card)
         self.cards.append(card)
         self.empty.setVisible(False)
         return card
 
     def _card_citation(self, answer: Answer, n: int) -> None:
-        self.answer_selected.emit(answer)
+        card = next((c for c in self.cards if c.answer is answer), None)
+        if card is not None:
+            self.select(card)
         self.citation_clicked.emit(answer, n)
+
+    def select(self, card: AnswerCard) -> None:
+        """Make ``card`` the selected answer: marked, its sources shown, copied by Edit → Copy."""
+        if self.selected is card:
+            return
+        if self.selected is not None and self.selected in self.cards:
+            self.selected.set_selected(False)
+        self.selected = card
+        card.set_selected(True)
+        if card.answer is not None:
+            self.answer_selected.emit(card.answer)
+
+    def selected_answer(self) -> Answer | None:
+        card = self.selected
+        return card.answer if card is not None and card in self.cards else None
 
     def add_finished(self, answer: Answer) -> AnswerCard:
         """A card for an answer from history."""
@@ -167,6 +187,9 @@ class ConversationPanel(QWidget):
     def begin(self, question: str, job: Job) -> AnswerCard:
         self.job = job
         self.active = self._add_card(question)
+        if self.selected is not None:
+            self.selected.set_selected(False)
+            self.selected = None
         self.input.clear()
         self._stick_to_bottom = True
         self.ask_button.setText("Stop")
@@ -195,6 +218,7 @@ class ConversationPanel(QWidget):
             card.setParent(None)
             card.deleteLater()
         self.cards.clear()
+        self.selected = None
         self.empty.setVisible(True)
 
     def last_answer(self) -> Answer | None:
@@ -205,6 +229,12 @@ class ConversationPanel(QWidget):
 
     def answers(self) -> list[Answer]:
         return [c.answer for c in self.cards if c.answer is not None]
+
+    def resizeEvent(self, e: object) -> None:  # noqa: N802 - Qt override
+        """Cap the reading width: very long lines are hard to read on wide windows."""
+        super().resizeEvent(e)  # type: ignore[arg-type]
+        side = max(12, (self.scroll.viewport().width() - READING_WIDTH) // 2)
+        self.list_lay.setContentsMargins(side, 8, side, 12)
 
     def _follow(self, _min: int, maximum: int) -> None:
         if self._stick_to_bottom:

@@ -18,8 +18,10 @@ SHORTCUTS: list[tuple[str, str]] = [
     ("Ctrl+L", "Go to the question box"),
     ("Ctrl+F", "Filter the library"),
     ("Delete", "Remove the selected document (asks first)"),
-    ("Ctrl+Shift+C", "Copy the last answer as Markdown"),
-    ("Ctrl++ / Ctrl+-", "Zoom the PDF in / out"),
+    ("Ctrl+Shift+C", "Copy the selected answer (else the last) as Markdown"),
+    ("Ctrl+1", "Show or hide the library and sources"),
+    ("Ctrl+2", "Show or hide the evidence viewer"),
+    ("Ctrl++ / Ctrl+-", "Zoom the PDF in / out (or Ctrl+wheel)"),
     ("Ctrl+0", "Fit the PDF to the viewer width"),
     ("F1", "This list"),
 ]

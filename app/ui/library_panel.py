@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMenu,
     QMessageBox,
+    QProgressBar,
     QPushButton,
     QStackedWidget,
     QStyle,
@@ -198,9 +199,26 @@ class LibraryPanel(QWidget):
         ll.addLayout(scope_row)
 
         self.drop_zone = DropZone(self.add_requested.emit)
+        self.loading = QWidget()
+        busy = QProgressBar()
+        busy.setRange(0, 0)
+        busy.setFixedSize(120, 6)
+        busy.setTextVisible(False)
+        busy.setAccessibleName("Opening the library")
+        opening = QLabel("Opening your library…")
+        opening.setObjectName("mutedLabel")
+        opening.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        ld = QVBoxLayout(self.loading)
+        ld.addStretch(1)
+        ld.addWidget(opening)
+        ld.addWidget(busy, 0, Qt.AlignmentFlag.AlignHCenter)
+        ld.addStretch(2)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.drop_zone)
         self.stack.addWidget(listing)
+        self.stack.addWidget(self.loading)
+        # Until the library has been read, say so: "Drop PDFs here" would claim it is empty.
+        self.stack.setCurrentWidget(self.loading)
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(10, 8, 6, 6)
@@ -213,6 +231,9 @@ class LibraryPanel(QWidget):
         self._update_scope()
 
     # --- data --------------------------------------------------------------------
+    def set_loading(self) -> None:
+        self.stack.setCurrentWidget(self.loading)
+
     def set_documents(self, docs: list[Document]) -> None:
         self.documents = list(docs)
         self.list.blockSignals(True)

@@ -19,8 +19,24 @@ from app.core.logs import setup_logging
 logger = logging.getLogger(__name__)
 
 
+def qt_options(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Split Qt's own options (``-platform offscreen``) from Footnote's."""
+    ours: list[str] = []
+    qt: list[str] = []
+    it = iter(argv)
+    for a in it:
+        if a.startswith("-platform"):
+            qt.append(a)
+            if a == "-platform":
+                qt.append(next(it, ""))
+        else:
+            ours.append(a)
+    return ours, qt
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="footnote-gui", description="Footnote desktop app.")
+    p.add_argument("files", nargs="*", type=Path, help="PDF files or folders to add.")
     p.add_argument("--library", type=Path, default=None, help="Library folder to open.")
     p.add_argument(
         "--smoke",
@@ -29,7 +45,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     p.add_argument("-v", "--verbose", action="store_true", help="Debug logging.")
     p.add_argument("--version", action="version", version=f"footnote {__version__}")
-    args, _unknown = p.parse_known_args(argv)  # Qt options (e.g. -platform) pass through
+    args, _unknown = p.parse_known_args(qt_options(argv)[0])
     return args
 
 
@@ -64,16 +80,26 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
     log_path = setup_logging(verbose=args.verbose)
+    qt_argv = qt_options(argv)[1]
+
+    from app.ui.qt_deps import problem
+
+    why_not = problem(qt_argv)
+    if why_not:  # Qt would abort with a misleading message; say what is wrong instead
+        logger.info("cannot open the window: %s", why_not)
+        print(why_not, file=sys.stderr)
+        return 3
 
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from app.ui.main_window import MainWindow
     from app.ui.prefs import APP, ORG, load_settings
+    from app.ui.single_instance import InstanceServer, hand_over, server_name
     from app.ui.theme import icon, stylesheet
 
     app = QApplication.instance() or QApplication(
-        [sys.argv[0] if sys.argv else "footnote", *[a for a in argv if a.startswith("-platform")]]
+        [sys.argv[0] if sys.argv else "footnote", *qt_argv]
     )
     app.setOrganizationName(ORG)
     app.setApplicationName(APP)
@@ -84,8 +110,18 @@ def main(argv: list[str] | None = None) -> int:
     app.setWindowIcon(icon("logo", "#0969da"))  # type: ignore[attr-defined]
 
     settings = load_settings(args.library)
+    files = [f.expanduser() for f in args.files]
+    name = server_name(settings.library)
+    if not args.smoke and hand_over(name, files):
+        logger.info("handed %d file(s) to the running Footnote", len(files))
+        print("Footnote is already open; the files were handed to its window.")
+        return 0
     logger.info("Footnote %s starting; library %s; log %s", __version__, settings.library, log_path)
     window = MainWindow(settings)
+    server = InstanceServer(name, window)
+    if not args.smoke:
+        server.listen()
+        server.files_received.connect(window.open_files)
     install_excepthook(
         lambda exc: window.messages.show_message(
             "error",
@@ -108,7 +144,11 @@ def main(argv: list[str] | None = None) -> int:
         logger.info("smoke: exec=%s shown=%s", code, shown)
         return 0 if shown else 1
     QTimer.singleShot(0, window.start)
-    return int(app.exec())
+    if files:
+        QTimer.singleShot(0, lambda: window.open_files(files))
+    code = int(app.exec())
+    server.close()
+    return code
 
 
 if __name__ == "__main__":

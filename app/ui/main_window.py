@@ -48,6 +48,11 @@ from app.ui.workers import Job
 
 logger = logging.getLogger(__name__)
 
+# Narrowest useful width of each column; a side column that does not fit is hidden (View menu).
+MIN_WIDTH = {"left": 230, "conversation": 340, "viewer": 340}
+# The empty viewer (only a hint) is shown only on windows at least this wide.
+EMPTY_VIEWER_WIDTH = 1100
+
 ASK_PHASES = {
     "retrieve": "Searching your documents…",
     "search": "Searching your documents…",
@@ -107,6 +112,13 @@ class MainWindow(QMainWindow):
         for s in (self.left, self.main_split):
             s.setChildrenCollapsible(False)
             s.setHandleWidth(1)
+        self.left.setMinimumWidth(MIN_WIDTH["left"])
+        self.conversation.setMinimumWidth(MIN_WIDTH["conversation"])
+        self.viewer.setMinimumWidth(MIN_WIDTH["viewer"])
+        # Side panels shown when there is room, most recently wanted first (see _fit_panels).
+        self._panel_priority = ["left", "viewer"]
+        self._hidden_by_user: set[str] = set()
+        self._viewer_requested = False  # an empty viewer is shown only when asked for
         central = QWidget()
         lay = QVBoxLayout(central)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -145,6 +157,16 @@ class MainWindow(QMainWindow):
         self._action(m, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"), "settings")
         m.addSeparator()
         self._action(m, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        v = self.menuBar().addMenu("&View")
+        self.act_left = self._action(
+            v, "&Library and sources", lambda on: self.set_panel("left", on), QKeySequence("Ctrl+1")
+        )
+        self.act_viewer = self._action(
+            v, "&Evidence viewer", lambda on: self.set_panel("viewer", on), QKeySequence("Ctrl+2")
+        )
+        for act in (self.act_left, self.act_viewer):
+            act.setCheckable(True)
+            act.setChecked(True)
         e = self.menuBar().addMenu("&Edit")
         self.act_copy = self._action(
             e,
@@ -178,6 +200,50 @@ class MainWindow(QMainWindow):
         menu.addAction(act)  # type: ignore[attr-defined]
         return act
 
+    # --- responsive columns ------------------------------------------------------------
+    def set_panel(self, name: str, on: bool) -> None:
+        """Show (the most recently wanted side column wins the room) or hide a side column."""
+        if name == "viewer":
+            self._viewer_requested = on
+        if on:
+            self._hidden_by_user.discard(name)
+            self._panel_priority.remove(name)
+            self._panel_priority.insert(0, name)
+        else:
+            self._hidden_by_user.add(name)
+        self._fit_panels()
+
+    def _panel_widget(self, name: str) -> QWidget:
+        return self.left if name == "left" else self.viewer
+
+    def _fit_panels(self) -> None:
+        """Hide side columns that do not fit next to the conversation, so nothing is clipped."""
+        avail = self.width()
+        used = MIN_WIDTH["conversation"]
+        for name in self._panel_priority:
+            wanted = name not in self._hidden_by_user
+            if name == "viewer" and self.viewer.current_doc is None and not self._viewer_requested:
+                wanted = wanted and avail >= EMPTY_VIEWER_WIDTH
+            fits = used + MIN_WIDTH[name] + 2 <= avail
+            show = wanted and fits
+            if show:
+                used += MIN_WIDTH[name] + 2
+            widget = self._panel_widget(name)
+            if widget.isVisibleTo(self.main_split) != show:
+                widget.setVisible(show)
+            act = self.act_left if name == "left" else self.act_viewer
+            act.blockSignals(True)
+            act.setChecked(show)
+            act.blockSignals(False)
+
+    def resizeEvent(self, e: object) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(e)  # type: ignore[arg-type]
+        self._fit_panels()
+
+    def showEvent(self, e: object) -> None:  # noqa: N802 - Qt override
+        super().showEvent(e)  # type: ignore[arg-type]
+        self._fit_panels()
+
     def _connect(self) -> None:
         s = self.session
         s.ready.connect(self._session_ready)
@@ -190,7 +256,7 @@ class MainWindow(QMainWindow):
                 describe_error(exc),
             )
         )
-        s.error.connect(lambda msg, det: self.messages.show_message("error", msg, det))
+        s.error.connect(self._session_error)
         self.library.add_requested.connect(self.add_pdfs)
         self.library.remove_requested.connect(self.session.remove)
         self.library.open_requested.connect(self._open_document)
@@ -202,6 +268,17 @@ class MainWindow(QMainWindow):
         self.conversation.copy_requested.connect(self.copy_answer)
         self.conversation.answer_selected.connect(self.sources.show_answer)
         self.sources.source_clicked.connect(self._open_source)
+        self.viewer.problem.connect(
+            lambda text, details: self.messages.show_message("warning", text, details, key="viewer")
+        )
+
+    def _session_error(self, msg: str, details: str) -> None:
+        self.messages.show_message("error", msg, details)
+        if (
+            self.session.library is None
+            and self.library.stack.currentWidget() is self.library.loading
+        ):
+            self.library.set_documents([])  # the library did not open: no endless "Opening…"
 
     def start(self) -> None:
         """Open the library and load the model in the background (after the window shows)."""
@@ -211,9 +288,8 @@ class MainWindow(QMainWindow):
     def _session_ready(self) -> None:
         self._resumed_embedding = False
         self.model_label.setText("Library open")
-        if self._pending_paths:
-            paths, self._pending_paths = self._pending_paths, []
-            self.ingest(paths)
+        self.messages.dismiss("opening")
+        self._start_queued()
 
     def _documents_changed(self, docs: list[Document]) -> None:
         self.library.set_documents(docs)
@@ -223,12 +299,16 @@ class MainWindow(QMainWindow):
             f"{n} document{'s' if n != 1 else ''}, {ready} ready" if docs else "No documents"
         )
         self._scope_changed()
+        if docs:
+            self.messages.dismiss("empty-library")
         if not self._resumed_embedding and self.ingest_job is None:
             self._resumed_embedding = True  # once per start: finish an interrupted import
             self.session.embed_pending()
 
     def _scope_changed(self) -> None:
         ids = self.library.checked_doc_ids()
+        if ids is None or ids:
+            self.messages.dismiss("scope")
         n = len(self.library.documents)
         self.conversation.scope_hint.setText(
             "" if ids is None else f"Asking {len(ids)} of {n} documents (see the checkboxes)"
@@ -241,22 +321,47 @@ class MainWindow(QMainWindow):
         if files:
             self.ingest([Path(f) for f in files])
 
+    def open_files(self, paths: list[Path]) -> None:
+        """Files from the command line or from a second launch: bring the window up, import."""
+        self.setWindowState(self.windowState() & ~Qt.WindowState.WindowMinimized)
+        self.show()
+        self.raise_()
+        self.activateWindow()
+        paths = [Path(p) for p in paths]
+        missing = [p for p in paths if not p.exists()]
+        for p in missing:
+            self.messages.show_message(
+                "error", f"{p.name} was not found.", f"Footnote was asked to open {p}.", key="open"
+            )
+        found = [p for p in paths if p.exists()]
+        if not found:
+            return
+        if self.session.library is None:
+            self._pending_paths.extend(found)  # imported as soon as the library is open
+            return
+        self.ingest(found)
+
     def ingest(self, paths: list[Path]) -> None:
         if not paths:
             return
         if self.session.library is None:
             self._pending_paths.extend(paths)
             self.messages.show_message(
-                "info", "The library is still opening; the files will be added in a moment."
+                "info",
+                "The library is still opening; the files will be added in a moment.",
+                key="opening",
             )
             return
         if self.ingest_job is not None:
+            self._pending_paths.extend(paths)
+            n = len(self._pending_paths)
             self.messages.show_message(
                 "info",
-                "Another import is running; please wait for it "
-                "to finish (or cancel it) and drop the files again.",
+                f"{n} more file{'s' if n != 1 else ''} will be added when this import finishes.",
+                key="queued",
             )
             return
+        self.set_panel("left", True)
         self.imports.start(paths)
         self.ingest_job = self.session.ingest(
             paths,
@@ -285,20 +390,47 @@ class MainWindow(QMainWindow):
             )
         failed = [r for r in results if r.status == "failed"]
         if not failed and any(r.status != "failed" for r in results):
-            self.messages.show_message("info", self.imports.title.text())
-        for r in failed:
+            self.messages.show_message("info", self.imports.title.text(), key="import")
+        elif len(failed) == 1:
+            r = failed[0]
             self.messages.show_message(
-                "error", f"Could not add {Path(r.file).name}.", r.error or "Unknown error."
+                "error",
+                f"Could not add {Path(r.file).name}.",
+                r.error or "Unknown error.",
+                key="import",
             )
+        elif failed:
+            names = ", ".join(Path(r.file).name for r in failed[:3])
+            more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
+            self.messages.show_message(
+                "error",
+                f"Could not add {len(failed)} files: {names}{more}.",
+                "The import panel lists the reason for each file.",
+                key="import",
+            )
+        if not outcome.cancelled:
+            self._start_queued()
 
     def _ingest_cancelled(self) -> None:
         self.ingest_job = None
         self.imports.cancelled()
+        if self._pending_paths:
+            self._pending_paths = []
+            self.messages.dismiss("queued")
 
     def _ingest_failed(self, exc: BaseException) -> None:
         self.ingest_job = None
         self.imports.failed(describe_error(exc))
-        self.messages.show_message("error", "The import stopped.", describe_error(exc))
+        self.messages.show_message(
+            "error", "The import stopped.", describe_error(exc), key="import"
+        )
+        self._start_queued()
+
+    def _start_queued(self) -> None:
+        if self._pending_paths and self.ingest_job is None and self.session.library is not None:
+            paths, self._pending_paths = self._pending_paths, []
+            self.messages.dismiss("queued")
+            self.ingest(paths)
 
     def cancel_ingest(self) -> None:
         if self.ingest_job is not None:
@@ -332,7 +464,9 @@ class MainWindow(QMainWindow):
     # --- asking ---------------------------------------------------------------------
     def ask(self, question: str) -> None:
         if self.session.asker is None:
-            self.messages.show_message("info", "Footnote is still starting; ask again in a moment.")
+            self.messages.show_message(
+                "info", "Footnote is still starting; ask again in a moment.", key="starting"
+            )
             return
         ids = self.library.checked_doc_ids()
         if ids is not None and not ids:
@@ -340,6 +474,7 @@ class MainWindow(QMainWindow):
                 "warning",
                 "No document is checked.",
                 "Check at least one document in the library to ask it.",
+                key="scope",
             )
             return
         if not self.library.documents:
@@ -347,6 +482,7 @@ class MainWindow(QMainWindow):
                 "warning",
                 "The library is empty.",
                 "Add PDFs first (drop them on the window or press Ctrl+O).",
+                key="empty-library",
             )
             return
         job = self.session.ask(
@@ -380,7 +516,9 @@ class MainWindow(QMainWindow):
         text = describe_error(exc)
         if card is not None:
             card.fail(text)
-        self.messages.show_message("error", "The question could not be answered.", text)
+        self.messages.show_message(
+            "error", "The question could not be answered.", text, key="answer"
+        )
 
     def _answer_cancelled(self) -> None:
         card = self.conversation.end()
@@ -414,6 +552,7 @@ class MainWindow(QMainWindow):
             )
             return
         try:
+            self.set_panel("viewer", True)
             self.viewer.show_evidence(path, rects, first.page)  # type: ignore[arg-type]
         except Exception as exc:  # a broken file must not crash the window
             logger.exception("could not open %s", path)
@@ -425,12 +564,36 @@ class MainWindow(QMainWindow):
             self.open_citation(answer, src.n)
             return
         path = self._doc_path(src.doc_id, src.file)
-        if path.is_file():
-            self.viewer.open(path, src.page_start)
+        if not path.is_file():
+            self.messages.show_message(
+                "error",
+                f"{path.name} is no longer where it was.",
+                f"Expected at {path}. Add it again if it moved.",
+                key="viewer",
+            )
+            return
+        self.set_panel("viewer", True)
+        self.viewer.show_evidence(path, self._passage_rects(src), src.page_start)
+
+    def _passage_rects(self, src: Source) -> list[tuple[int, float, float, float, float]]:
+        """Rectangles of the whole retrieved passage (an uncited source has no quote)."""
+        lib = self.session.library
+        if lib is None:
+            return []
+        try:
+            chunks = lib.chunks([src.chunk_id])
+        except Exception:  # noqa: BLE001 - without rectangles the page still opens
+            logger.exception("could not read passage %s", src.chunk_id)
+            return []
+        if not chunks or chunks[0].charmap is None:
+            return []
+        chunk = chunks[0]
+        return [(r.page, r.x0, r.y0, r.x1, r.y1) for r in chunk.charmap.rects(0, len(chunk.text))]
 
     def _open_document(self, doc_id: str) -> None:
         doc = self.session.document(doc_id)
         if doc is not None and Path(doc.file).is_file():
+            self.set_panel("viewer", True)
             self.viewer.open(Path(doc.file), 1)
 
     # --- misc actions -----------------------------------------------------------------
@@ -439,7 +602,8 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Answer copied as Markdown", 3000)
 
     def copy_last_answer(self) -> None:
-        answer = self.conversation.last_answer()
+        """Edit → Copy: the selected answer (the one last clicked), else the newest."""
+        answer = self.conversation.selected_answer() or self.conversation.last_answer()
         if answer is not None:
             self.copy_answer(answer)
 
@@ -458,6 +622,7 @@ class MainWindow(QMainWindow):
         if new.library != cur.library or new.embedder != cur.embedder:
             self._save_conversation()
             self.conversation.clear()
+            self.library.set_loading()
             self.session.reopen(new)
             self._load_history()
             return
@@ -497,6 +662,7 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geo)
         else:
             self.resize(1400, 860)
+        self.clamp_to_screen()
         for key, split in (
             ("window/split_main", self.main_split),
             ("window/split_left", self.left),
@@ -504,6 +670,23 @@ class MainWindow(QMainWindow):
             val = qs.value(key)
             if isinstance(val, QByteArray) and not val.isEmpty():
                 split.restoreState(val)
+
+    def clamp_to_screen(self) -> None:
+        """Keep the window inside the screen it opens on (it may be smaller than the last one)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        area = screen.availableGeometry()
+        frame = self.frameGeometry()
+        extra_w = max(0, frame.width() - self.width())
+        extra_h = max(0, frame.height() - self.height())
+        w = min(self.width(), area.width() - extra_w)
+        h = min(self.height(), area.height() - extra_h)
+        if (w, h) != (self.width(), self.height()):
+            self.resize(max(w, 200), max(h, 200))
+        x = min(max(self.x(), area.left()), area.right() + 1 - self.frameGeometry().width())
+        y = min(max(self.y(), area.top()), area.bottom() + 1 - self.frameGeometry().height())
+        self.move(max(area.left(), x), max(area.top(), y))
 
     def closeEvent(self, e: QCloseEvent) -> None:  # noqa: N802
         qs = qsettings()

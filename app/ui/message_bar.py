@@ -23,9 +23,16 @@ _LEVEL_ICON = {
 
 
 class Message(QFrame):
-    def __init__(self, level: str, text: str, details: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        level: str,
+        text: str,
+        details: str,
+        parent: QWidget | None = None,
+        key: str | None = None,
+    ) -> None:
         super().__init__(parent)
-        self.level, self.text, self.details = level, text, details
+        self.level, self.text, self.details, self.key = level, text, details, key
         self.setObjectName("message")
         icon_name, status = _LEVEL_ICON.get(level, _LEVEL_ICON["info"])
         col = status_color(status)
@@ -55,12 +62,30 @@ class Message(QFrame):
     def dismiss(self) -> None:
         self.hide()
         self.deleteLater()
+        parent = self.parentWidget()
+        if parent is not None:
+            parent.setVisible(
+                any(
+                    isinstance(w, Message) and w is not self and w.isVisibleTo(parent)
+                    for w in parent.findChildren(Message)
+                )
+            )
+
+
+# How long a message stays when nobody dismisses it (errors stay until read and dismissed,
+# or until what they were about is resolved: see ``key``).
+TIMEOUT_MS = {"info": 8000, "warning": 30000}
 
 
 class MessageBar(QWidget):
-    """A vertical stack of at most ``limit`` messages; info messages fade after a while."""
+    """A vertical stack of at most ``limit`` messages.
 
-    def __init__(self, parent: QWidget | None = None, limit: int = 3) -> None:
+    Info and warning messages go away by themselves; a message with a ``key`` replaces the
+    earlier one with the same key and can be withdrawn with :meth:`dismiss` when what it
+    said stops being true (e.g. "The library is empty" once documents arrive).
+    """
+
+    def __init__(self, parent: QWidget | None = None, limit: int = 2) -> None:
         super().__init__(parent)
         self.limit = limit
         self._lay = QVBoxLayout(self)
@@ -68,18 +93,34 @@ class MessageBar(QWidget):
         self._lay.setSpacing(4)
         self.setVisible(False)
 
-    def show_message(self, level: str, text: str, details: str = "", timeout_ms: int = 0) -> None:
+    def show_message(
+        self,
+        level: str,
+        text: str,
+        details: str = "",
+        timeout_ms: int = 0,
+        key: str | None = None,
+    ) -> None:
         log = logger.error if level == "error" else logger.info
         log("%s: %s %s", level, text, details)
+        if key is not None:
+            self.dismiss(key)
         items = self.items()
         while len(items) >= self.limit:
             items.pop(0).dismiss()
-        msg = Message(level, text, details, self)
+        msg = Message(level, text, details, self, key=key)
         msg.destroyed.connect(self._update_visibility)
         self._lay.addWidget(msg)
         self.setVisible(True)
-        if timeout_ms or level == "info":
-            QTimer.singleShot(timeout_ms or 8000, msg, msg.dismiss)
+        timeout = timeout_ms or TIMEOUT_MS.get(level, 0)
+        if timeout:
+            QTimer.singleShot(timeout, msg, msg.dismiss)
+
+    def dismiss(self, key: str) -> None:
+        """Withdraw the message shown with ``key`` (if any): it is no longer true."""
+        for m in self.items():
+            if m.key == key:
+                m.dismiss()
 
     def items(self) -> list[Message]:
         return [

@@ -14,8 +14,16 @@ import logging
 from collections import OrderedDict
 from pathlib import Path
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QUrl, Signal
-from PySide6.QtGui import QColor, QDesktopServices, QImage, QKeySequence, QPainter, QPen
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QUrl, Signal
+from PySide6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QImage,
+    QKeySequence,
+    QPainter,
+    QPen,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QHBoxLayout,
@@ -38,6 +46,33 @@ MARGIN = 16.0
 MIN_ZOOM, MAX_ZOOM = 0.25, 5.0
 
 
+class ElidedLabel(QLabel):
+    """A one-line label that shortens its text with "…" instead of widening its panel.
+
+    The full text stays in ``text()`` (and the tooltip the caller sets), so nothing is lost.
+    """
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        hint = super().minimumSizeHint()
+        return QSize(
+            min(hint.width(), self.fontMetrics().horizontalAdvance("M…") + 8), hint.height()
+        )
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        hint = super().sizeHint()
+        return QSize(min(hint.width(), 120), hint.height())
+
+    def paintEvent(self, _event: object) -> None:  # noqa: N802 - Qt override
+        p = QPainter(self)
+        rect = self.contentsRect()
+        text = self.fontMetrics().elidedText(
+            self.text(), Qt.TextElideMode.ElideMiddle, rect.width()
+        )
+        p.setPen(self.palette().color(self.foregroundRole()))
+        p.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+        p.end()
+
+
 class PageCanvas(QAbstractScrollArea):
     """The scrolling surface. Geometry in logical pixels; page sizes in points."""
 
@@ -56,6 +91,7 @@ class PageCanvas(QAbstractScrollArea):
         self.fit_width = True
         self.highlights: list[Rect5] = []
         self.highlight_path: Path | None = None
+        self.focus_rect: Rect5 | None = None  # the highlighted passage zooming keeps in view
         self._cache: OrderedDict[tuple[int, int], QImage] = OrderedDict()
         self._last_page = 0
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -153,14 +189,74 @@ class PageCanvas(QAbstractScrollArea):
                 return i + 1
         return 1
 
-    def set_zoom(self, zoom: float, *, fit: bool = False) -> None:
-        page = self.current_page()
+    def point_at(self, pos: QPointF) -> tuple[int, float, float] | None:
+        """(0-based page, x, y in points) under viewport position ``pos``."""
+        if not self.sizes:
+            return None
+        y_doc = pos.y() + self.verticalScrollBar().value()
+        i = 0
+        for k in range(len(self.tops)):
+            if self.tops[k] <= y_doc:
+                i = k
+        origin = self.page_origin(i)
+        return i, (pos.x() - origin.x()) / self.zoom, (y_doc - self.tops[i]) / self.zoom
+
+    def rect_in_view(self, rect: Rect5) -> bool:
+        page, x0, y0, x1, y1 = rect
+        i = page - 1
+        if not 0 <= i < len(self.sizes):
+            return False
+        o = self.page_origin(i)
+        r = QRectF(
+            o.x() + x0 * self.zoom,
+            o.y() + y0 * self.zoom,
+            (x1 - x0) * self.zoom,
+            (y1 - y0) * self.zoom,
+        )
+        return QRectF(self.viewport().rect()).intersects(r)
+
+    def highlight_rect_on_screen(self) -> QRectF | None:
+        """Where the focused highlight is drawn, in viewport coordinates (tests read this)."""
+        if self.focus_rect is None or self.highlight_path != self.path:
+            return None
+        page, x0, y0, x1, y1 = self.focus_rect
+        if not 0 <= page - 1 < len(self.sizes):
+            return None
+        o = self.page_origin(page - 1)
+        return QRectF(
+            o.x() + x0 * self.zoom,
+            o.y() + y0 * self.zoom,
+            (x1 - x0) * self.zoom,
+            (y1 - y0) * self.zoom,
+        )
+
+    def set_zoom(self, zoom: float, *, fit: bool = False, anchor: QPointF | None = None) -> None:
+        """Zoom, keeping the highlighted passage in view when it is, else the point at
+        ``anchor`` (the cursor for Ctrl+wheel; the view's centre by default) where it was."""
+        keep_focus = (
+            self.focus_rect is not None
+            and self.highlight_path == self.path
+            and self.rect_in_view(self.focus_rect)
+        )
+        anchor = anchor if anchor is not None else QPointF(self.viewport().rect().center())
+        point = self.point_at(anchor)
         self.fit_width = fit
         self.zoom = max(MIN_ZOOM, min(MAX_ZOOM, zoom))
         self._cache.clear()
         self._relayout()
-        if page:
-            self.go_to(page)
+        if keep_focus and self.focus_rect is not None:
+            self.scroll_rect_into_view(self.focus_rect)
+        elif point is not None:
+            self._put_point_at(point, anchor)
+        self._scrolled()
+
+    def _put_point_at(self, point: tuple[int, float, float], pos: QPointF) -> None:
+        i, x_pt, y_pt = point
+        vb, hb = self.verticalScrollBar(), self.horizontalScrollBar()
+        vb.setValue(int(max(0, self.tops[i] + y_pt * self.zoom - pos.y())))
+        w = self.sizes[i][0] * self.zoom
+        page_left = max(MARGIN, (self.viewport().width() - w) / 2)
+        hb.setValue(int(max(0, page_left + x_pt * self.zoom - pos.x())))
 
     def go_to(self, page: int, y_pt: float | None = None) -> None:
         """Scroll so ``page`` (1-based) is shown; with ``y_pt``, that height sits a third down."""
@@ -192,6 +288,7 @@ class PageCanvas(QAbstractScrollArea):
             left, right = origin + x0 * self.zoom, origin + x1 * self.zoom
             if left < hb.value() or right > hb.value() + self.viewport().width():
                 hb.setValue(int(left - MARGIN))
+        self._scrolled()
 
     def _scrolled(self, *_: object) -> None:
         page = self.current_page()
@@ -267,17 +364,31 @@ class PageCanvas(QAbstractScrollArea):
         self._relayout()
         if self.fit_width and abs(old_zoom - self.zoom) > 1e-3 and page:
             self._cache.clear()
-            self.go_to(page)
+            if self.focus_rect is not None and self.highlight_path == self.path:
+                self.scroll_rect_into_view(self.focus_rect)  # e.g. the viewer just appeared
+            else:
+                self.go_to(page)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt override
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            step = 1.2 if event.angleDelta().y() > 0 else 1 / 1.2
+            self.set_zoom(self.zoom * step, anchor=event.position())
+            self.zoom_changed.emit(self.zoom)
+            event.accept()
+            return
+        super().wheelEvent(event)
 
 
 class PdfViewer(QWidget):
     """Toolbar (page box, zoom, fit width, open externally) over a :class:`PageCanvas`."""
 
+    problem = Signal(str, str)  # message, details: for the window's message bar
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.canvas = PageCanvas(self)
-        self.title = QLabel("")
-        self.title.setObjectName("viewerTitle")
+        self.title = ElidedLabel("")
+        self.title.setObjectName("panelTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.page_box = QSpinBox()
         self.page_box.setAccessibleName("Page number")
@@ -365,6 +476,8 @@ class PdfViewer(QWidget):
         return list(self.canvas.highlights)
 
     def open(self, path: Path, page: int = 1) -> None:
+        if self.canvas.path != Path(path):
+            self.canvas.focus_rect = None
         self.canvas.open(Path(path))
         self.stack.setCurrentWidget(self.canvas)
         self.title.setText(Path(path).name)
@@ -380,10 +493,12 @@ class PdfViewer(QWidget):
         first = min((r for r in rects if r[0] == page), key=lambda r: r[2], default=None)
         if first is None and rects:
             first = rects[0]
+        self.canvas.focus_rect = first
         if first is not None:
             self.canvas.scroll_rect_into_view(first)
         else:
             self.canvas.go_to(page)
+        self._page_changed(self.canvas.current_page())
         self.canvas.viewport().update()
 
     def zoom_in(self) -> None:
@@ -399,10 +514,19 @@ class PdfViewer(QWidget):
         self._update_controls()
 
     def open_external(self) -> None:
-        if self.canvas.path is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.canvas.path)))
+        path = self.canvas.path
+        if path is None:
+            return
+        if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+            logger.warning("no system viewer opened %s", path)
+            self.problem.emit(
+                f"No program opened {path.name}.",
+                "This system has no default PDF viewer (or no way to launch one). "
+                f"The file is at {path}.",
+            )
 
     def _page_changed(self, page: int) -> None:
+        self.page_box.setMaximum(max(1, self.canvas.page_count))
         self.page_box.blockSignals(True)
         self.page_box.setValue(max(1, page))
         self.page_box.blockSignals(False)

@@ -81,6 +81,23 @@ def streaming_text(raw: str) -> str:
     return "".join(out)
 
 
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def readable_draft(text: str, min_words: int = 3) -> str:
+    """``text`` when it already reads as prose, else "" (show "Writing…" instead).
+
+    A small model sometimes starts with numbers or punctuation ("1", "128, 128,") that the
+    validator later throws away; such a start is never shown. Once a draft has a few real
+    words and is mostly letters, it is streamed as it grows.
+    """
+    if len(_WORD.findall(text)) < min_words:
+        return ""
+    visible = [ch for ch in text if not ch.isspace()]
+    letters = sum(ch.isalpha() for ch in visible)
+    return text if visible and letters / len(visible) >= 0.6 else ""
+
+
 def quote_preview_html(cits: list[Citation], *, section_color: str = "gray") -> str:
     """Rich-text body of the hover preview: the exact quote(s), then file, page, section."""
     parts = []
@@ -111,9 +128,9 @@ def answer_html(answer: Answer, *, chip_bg: str, chip_fg: str) -> str:
         out.append(html.escape(text[pos : m.start()]))
         n = int(m.group(1))
         if n in by_n:
-            label = html.escape(citation_label(by_n[n][0]))
+            # No title attribute: its plain tooltip would cover the rich hover preview.
             out.append(
-                f"<a href='cite:{n}' title='{label}' style='text-decoration:none;"
+                f"<a href='cite:{n}' style='text-decoration:none;"
                 f"background-color:{chip_bg};color:{chip_fg};font-weight:600;"
                 f"font-size:9pt'>&nbsp;{n}&nbsp;</a>"
             )

@@ -38,7 +38,8 @@ def _answer(**kw: object) -> Answer:
 def test_html_turns_valid_markers_into_cite_anchors_and_drops_unbacked_ones() -> None:
     html = render.answer_html(_answer(), chip_bg="#eee", chip_fg="#123")
     assert "href='cite:2'" in html
-    assert "Citation 2: usrguide.pdf, page 3" in html
+    # No title attribute: its plain tooltip would cover the rich hover preview (issue 12).
+    assert "title=" not in html
     assert "[7]" not in html and "cite:7" not in html and "[2]" not in html
 
 
@@ -99,3 +100,11 @@ def test_sources_are_sources() -> None:
         text="t",
     )
     assert render.citations_by_n(_answer(sources=[src])) == {2: _answer().citations}
+
+
+def test_readable_draft_hides_junk_until_the_answer_reads_as_prose() -> None:
+    assert render.readable_draft("1") == ""
+    assert render.readable_draft("128, 128, 128, 128,") == ""
+    assert render.readable_draft("The sensor") == ""
+    assert render.readable_draft("The sensor must be") == "The sensor must be"
+    assert render.readable_draft("12 34 56 78 ab cd ef") == ""
