@@ -64,7 +64,9 @@ eval: setup
 screenshots: setup
 	@command -v xvfb-run >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq xvfb; }
 	@$(BIN)/python -m app.ui.qt_deps --fix
-	xvfb-run -a -s "-screen 0 1440x900x24" $(BIN)/python tools/screenshots.py
+	xvfb-run -a -s "-screen 0 1920x1080x24" $(BIN)/python tools/screenshots.py
+	xvfb-run -a -s "-screen 0 1920x1080x24" $(BIN)/python tools/screenshots.py --dark
+	xvfb-run -a -s "-screen 0 2560x1600x24" env QT_SCALE_FACTOR=2 $(BIN)/python tools/screenshots.py --sizes 1280x800 --tag hidpi
 
 # Desktop bundle dist/Footnote/ (PyInstaller) and the Linux installer tarball; see packaging/README.md.
 package: setup

@@ -1,11 +1,16 @@
 """Drive the real Footnote app (real services, real PDFs, real model) and save screenshots.
 
-Run under a virtual X server so the window is a real X11 window:
+Run under a virtual X server so the window is a real X11 window (``make screenshots`` runs
+light, dark and a device-pixel-ratio-2 pass):
 
-    xvfb-run -a -s "-screen 0 1440x900x24" .venv/bin/python tools/screenshots.py
+    xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python tools/screenshots.py [--dark]
+    xvfb-run -a -s "-screen 0 2560x1600x24" env QT_SCALE_FACTOR=2 \
+        .venv/bin/python tools/screenshots.py --sizes 1280x800 --tag hidpi
 
 Shots (docs/screenshots/): 1 empty state, 2 ingesting with progress, 3 an answer with
-citation chips and the hover preview of a quote, 4 the viewer with the quote highlighted.
+citation chips and the hover preview of a quote, 4 the viewer with the quote highlighted;
+the same states at every ``--sizes`` window size go to docs/screenshots/sizes/
+(``<theme>-<W>x<H>-<state>.png``), to check that nothing is clipped from 800×600 up.
 Uses /work/shared/corpus/clsguide.pdf when present, else the test manual from
 tests/pdf_factory.py. Everything runs in a temporary library and settings folder.
 """
@@ -19,6 +24,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from PySide6.QtCore import Qt
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -51,12 +58,19 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--question", default=None)
     parser.add_argument("--dark", action="store_true", help="Use a dark palette.")
+    parser.add_argument(
+        "--sizes", default="800x600,1280x800,1920x1080", help="Window sizes for sizes/ shots."
+    )
+    parser.add_argument("--tag", default="", help="Name of this pass (default: light or dark).")
     args = parser.parse_args()
+    sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",") if s]
+    tag = args.tag or ("dark" if args.dark else "light")
+    readme = not args.dark and not args.tag  # the README's four shots come from the light pass
     tmp = Path(tempfile.mkdtemp(prefix="footnote-shots-"))
     _isolate(tmp)
     args.out.mkdir(parents=True, exist_ok=True)
 
-    from PySide6.QtCore import QCoreApplication, QPoint, Qt
+    from PySide6.QtCore import QCoreApplication, QPoint
     from PySide6.QtGui import QPainter, QPixmap
     from PySide6.QtWidgets import QApplication
 
@@ -71,9 +85,7 @@ def main() -> int:
     app.setOrganizationName(ORG)
     app.setApplicationName(APP)
     if args.dark:
-        from PySide6.QtGui import QGuiApplication
-
-        QGuiApplication.styleHints().setColorScheme(Qt.ColorScheme.Dark)
+        _dark(app)
     app.setStyleSheet(stylesheet())
     win = MainWindow(load_settings())
     install_excepthook(lambda exc: win.messages.show_message("error", "Unexpected", str(exc)))
@@ -95,7 +107,7 @@ def main() -> int:
             QCoreApplication.processEvents()
             time.sleep(0.01)
 
-    def shot(name: str, popup: object | None = None) -> None:
+    def shot(name: str, popup: object | None = None, path: Path | None = None) -> None:
         settle(0.2)
         pix: QPixmap = win.grab()
         if popup is not None and popup.isVisible():  # type: ignore[attr-defined]
@@ -103,16 +115,33 @@ def main() -> int:
             pos = win.mapFromGlobal(popup.pos())  # type: ignore[attr-defined]
             p.drawPixmap(pos, popup.grab())  # type: ignore[attr-defined]
             p.end()
-        path = args.out / f"{name}.png"
+        path = path or args.out / f"{name}.png"
         pix.save(str(path))
-        print("saved", path)
+        print("saved", path, f"({pix.width()}x{pix.height()} px, dpr {pix.devicePixelRatio()})")
+
+    sized_dir = args.out / "sizes"
+    sized_dir.mkdir(exist_ok=True)
+
+    def shots_at_sizes(state: str, before: Callable[[], object] | None = None) -> None:
+        """The same state at every size; ``before`` re-creates transient things (a popup)."""
+        home = win.size()
+        for w, h in sizes:
+            win.resize(w, h)
+            settle(0.4)
+            popup = before() if before else None
+            shot(state, popup, sized_dir / f"{tag}-{w}x{h}-{state}.png")
+        win.resize(home)
+        settle(0.3)
 
     pdfs, question = _pdfs(tmp)
     question = args.question or question
     win.start()
     pump(lambda: win.session.library is not None, 120, "the library to open")
+    pump(lambda: win.library.stack.currentWidget() is not win.library.loading, 60, "the list")
     settle(0.5)
-    shot("1-empty-state")
+    if readme:
+        shot("1-empty-state")
+    shots_at_sizes("1-empty")
 
     win.ingest(pdfs)
     pump(
@@ -124,7 +153,9 @@ def main() -> int:
         600,
         "progress",
     )
-    shot("2-ingesting")
+    if readme:
+        shot("2-ingesting")
+    shots_at_sizes("2-ingesting")
     pump(lambda: win.ingest_job is None, 900, "ingestion")
     pump(
         lambda: win.library.documents and all(d.status == "ready" for d in win.library.documents),
@@ -142,19 +173,61 @@ def main() -> int:
         chip = card.chips[0]
         from app.ui.answer_card import preview
 
-        card.show_preview(
-            int(chip.property("citation_n")), chip.mapToGlobal(QPoint(0, chip.height() + 2))
-        )
-        shot("3-answer-with-chips", popup=preview())
+        def hover() -> object:
+            win.conversation.scroll.ensureWidgetVisible(chip)
+            settle(0.2)
+            card.show_preview(
+                int(chip.property("citation_n")), chip.mapToGlobal(QPoint(0, chip.height() + 2))
+            )
+            return preview()
+
+        if readme:
+            shot("3-answer-with-chips", popup=hover())
+        shots_at_sizes("3-answer", hover)
         preview().hide()
         chip.click()
         settle(0.5)
-        shot("4-viewer-highlight")
+        if readme:
+            shot("4-viewer-highlight")
+        shots_at_sizes("4-viewer")
+        win.viewer.zoom_in()
+        win.viewer.zoom_in()
+        shots_at_sizes("5-viewer-zoomed")
     else:
         print("the answer has no citations:", card.answer and card.answer.kind)
-        shot("3-answer")
+        shots_at_sizes("3-answer")
     win.close()
     return 0
+
+
+def _dark(app: object) -> None:
+    """A dark system palette: the colour scheme request, or Fusion's dark palette where the
+    platform (a bare X server) has no theme to honour it."""
+    from PySide6.QtGui import QColor, QGuiApplication, QPalette
+
+    QGuiApplication.styleHints().setColorScheme(Qt.ColorScheme.Dark)
+    if QGuiApplication.palette().color(QPalette.ColorRole.Window).lightnessF() < 0.5:
+        return
+    app.setStyle("Fusion")  # type: ignore[attr-defined]
+    pal = QPalette()
+    roles = {
+        QPalette.ColorRole.Window: "#1f2328",
+        QPalette.ColorRole.WindowText: "#e6edf3",
+        QPalette.ColorRole.Base: "#161b22",
+        QPalette.ColorRole.AlternateBase: "#1f2328",
+        QPalette.ColorRole.ToolTipBase: "#2d333b",
+        QPalette.ColorRole.ToolTipText: "#e6edf3",
+        QPalette.ColorRole.Text: "#e6edf3",
+        QPalette.ColorRole.Button: "#2d333b",
+        QPalette.ColorRole.ButtonText: "#e6edf3",
+        QPalette.ColorRole.Highlight: "#2f81f7",
+        QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.PlaceholderText: "#8b949e",
+        QPalette.ColorRole.Link: "#58a6ff",
+    }
+    for role, colour in roles.items():
+        pal.setColor(role, QColor(colour))
+    QGuiApplication.setPalette(pal)
 
 
 if __name__ == "__main__":

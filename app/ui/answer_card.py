@@ -312,15 +312,16 @@ class AnswerCard(QFrame):
         by_n = render.citations_by_n(answer)
         if not by_n:
             return
+        shown = render.display_numbers(answer)
         label = QLabel("Evidence:")
         label.setObjectName("mutedLabel")
         self.chip_flow.addWidget(label)
-        for n in sorted(by_n):
+        for n in sorted(by_n, key=lambda k: shown.get(k, k)):
             c = by_n[n][0]
-            chip = QPushButton(f"{n}  {render.file_name(c.file)} · p. {c.page}")
+            chip = QPushButton(f"{shown.get(n, n)}  {render.file_name(c.file)} · p. {c.page}")
             chip.setObjectName("chip")
             chip.setCursor(Qt.CursorShape.PointingHandCursor)
-            chip.setAccessibleName(render.citation_label(c))
+            chip.setAccessibleName(render.citation_label(c, shown.get(n)))
             chip.setProperty("citation_n", n)
             chip.clicked.connect(lambda _=False, n=n: self._open(n))
             chip.installEventFilter(self)

@@ -45,7 +45,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     p.add_argument("-v", "--verbose", action="store_true", help="Debug logging.")
     p.add_argument("--version", action="version", version=f"footnote {__version__}")
-    args, _unknown = p.parse_known_args(qt_options(argv)[0])
+    args, _unknown = p.parse_known_intermixed_args(qt_options(argv)[0])
     return args
 
 

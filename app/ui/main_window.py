@@ -39,7 +39,7 @@ from app.ui.import_panel import ImportPanel
 from app.ui.library_panel import LibraryPanel
 from app.ui.message_bar import MessageBar
 from app.ui.pdf_viewer import PdfViewer
-from app.ui.prefs import qsettings, remember_model, save_settings
+from app.ui.prefs import forget_model, qsettings, remember_model, save_settings
 from app.ui.session import IngestOutcome, Session, describe_error
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.sources_panel import SourcesPanel
@@ -400,13 +400,12 @@ class MainWindow(QMainWindow):
                 key="import",
             )
         elif failed:
-            names = ", ".join(Path(r.file).name for r in failed[:3])
-            more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
+            reasons = "; ".join(
+                f"{Path(r.file).name}: {r.error or 'unknown error'}" for r in failed[:3]
+            )
+            more = f"; and {len(failed) - 3} more (see the import panel)" if len(failed) > 3 else ""
             self.messages.show_message(
-                "error",
-                f"Could not add {len(failed)} files: {names}{more}.",
-                "The import panel lists the reason for each file.",
-                key="import",
+                "error", f"Could not add {len(failed)} files.", reasons + more, key="import"
             )
         if not outcome.cancelled:
             self._start_queued()
@@ -632,6 +631,8 @@ class MainWindow(QMainWindow):
         if new.model != old_model or new.n_ctx != old_ctx:
 
             def revert(_exc: BaseException) -> None:
+                if new.model is not None and new.model != old_model:
+                    forget_model(new.model)
                 cur.model, cur.n_ctx = old_model, old_ctx
                 save_settings(cur)
 

@@ -85,3 +85,11 @@ def remember_model(path: Path) -> None:
     qs = qsettings()
     qs.setValue("models/recent", items[:8])
     qs.sync()
+
+
+def forget_model(path: Path) -> None:
+    """Drop a model that failed to load from the recent list (it must not be offered again)."""
+    items = [m for m in recent_models() if m != str(path)]
+    qs = qsettings()
+    qs.setValue("models/recent", items)
+    qs.sync()

@@ -38,9 +38,27 @@ def citations_by_n(answer: Answer) -> dict[int, list[Citation]]:
     return out
 
 
-def citation_label(c: Citation) -> str:
+def display_numbers(answer: Answer) -> dict[int, int]:
+    """Source number -> the number shown to the person: 1, 2, 3… in reading order.
+
+    The model numbers sources by retrieval rank, so an answer may cite only [4] and [2];
+    people expect the first citation to be 1. Cited sources come first, in the order the
+    answer text cites them; the other retrieved sources follow in rank order.
+    """
+    cited = {c.n for c in answer.citations}
+    order: list[int] = []
+    for m in MARKER.finditer(answer.answer):
+        n = int(m.group(1))
+        if n in cited and n not in order:
+            order.append(n)
+    order += [n for n in sorted(cited) if n not in order]
+    order += [s.n for s in sorted(answer.sources, key=lambda s: s.n) if s.n not in order]
+    return {n: i + 1 for i, n in enumerate(order)}
+
+
+def citation_label(c: Citation, shown: int | None = None) -> str:
     """Accessible name of a chip: 'Citation 1: usrguide.pdf, page 3'."""
-    return f"Citation {c.n}: {file_name(c.file)}, page {c.page}"
+    return f"Citation {shown or c.n}: {file_name(c.file)}, page {c.page}"
 
 
 def streaming_text(raw: str) -> str:
@@ -121,6 +139,7 @@ def answer_html(answer: Answer, *, chip_bg: str, chip_fg: str) -> str:
     Markers whose citation was dropped are removed rather than shown as unbacked chips.
     """
     by_n = citations_by_n(answer)
+    shown = display_numbers(answer)
     text = answer.answer.strip()
     out: list[str] = []
     pos = 0
@@ -132,7 +151,7 @@ def answer_html(answer: Answer, *, chip_bg: str, chip_fg: str) -> str:
             out.append(
                 f"<a href='cite:{n}' style='text-decoration:none;"
                 f"background-color:{chip_bg};color:{chip_fg};font-weight:600;"
-                f"font-size:9pt'>&nbsp;{n}&nbsp;</a>"
+                f"font-size:9pt'>&nbsp;{shown.get(n, n)}&nbsp;</a>"
             )
         pos = m.end()
     out.append(html.escape(text[pos:]))
@@ -209,10 +228,11 @@ def timings_tooltip(timings: dict[str, float]) -> str:
 def answer_markdown(answer: Answer) -> str:
     """Markdown with ``[^n]`` footnotes giving file, page and the exact quote."""
     by_n = citations_by_n(answer)
+    shown = display_numbers(answer)
 
     def sub(m: re.Match[str]) -> str:
         n = int(m.group(1))
-        return f"[^{n}]" if n in by_n else ""
+        return f"[^{shown.get(n, n)}]" if n in by_n else ""
 
     body = MARKER.sub(sub, answer.answer.strip())
     lines = [f"**Q:** {answer.question}", "", body]
@@ -222,8 +242,8 @@ def answer_markdown(answer: Answer) -> str:
         lines += ["", "_Not answered from the documents._"]
     if by_n:
         lines.append("")
-        for n in sorted(by_n):
+        for n in sorted(by_n, key=lambda k: shown.get(k, k)):
             quotes = " … ".join(f"“{c.quote}”" for c in by_n[n])
             c0 = by_n[n][0]
-            lines.append(f"[^{n}]: {file_name(c0.file)}, page {c0.page}: {quotes}")
+            lines.append(f"[^{shown.get(n, n)}]: {file_name(c0.file)}, page {c0.page}: {quotes}")
     return "\n".join(lines) + "\n"

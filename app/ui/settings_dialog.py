@@ -28,13 +28,35 @@ from PySide6.QtWidgets import (
 
 from app.core.config import Settings
 from app.core.resources import DEFAULT_CHAT_MODEL_NAME, DEFAULT_EMBEDDER_NAME
+from app.generation.gguf_header import NotGGUFError, read_gguf
+from app.generation.local_models import LocalModel, find_local_models
 from app.ui.prefs import recent_models
+from app.ui.theme import status_color
 
 logger = logging.getLogger(__name__)
 
 
+TOOLTIP_ROLE = 3
+
+HINTS = {
+    "top_k": "How many passages are retrieved and shown to the model. More can find more, "
+    "but a small model is easily confused by many.",
+    "temperature": "0 gives the same wording every time; higher values vary the wording and "
+    "make mistakes more likely. 0–0.3 suits answers from documents.",
+    "n_ctx": "How much text the model reads at once: instructions, passages and answer. "
+    "Larger needs more memory and cannot exceed what the model was trained for.",
+    "library": "Footnote opens the library in this folder (or starts an empty one there). "
+    "Nothing is moved or copied: the current library stays where it is.",
+}
+
+
 class SettingsDialog(QDialog):
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        parent: QWidget | None = None,
+        local_models: list[LocalModel] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.setMinimumWidth(560)
@@ -48,10 +70,20 @@ class SettingsDialog(QDialog):
             if path not in seen:
                 seen.add(path)
                 self.model.addItem(Path(path).name, path)
-                self.model.setItemData(self.model.count() - 1, path, 3)  # tooltip role
+                self.model.setItemData(self.model.count() - 1, path, TOOLTIP_ROLE)
+        self.local_models = find_local_models() if local_models is None else local_models
+        for m in self.local_models:
+            if str(m.path) not in seen:
+                seen.add(str(m.path))
+                self.model.addItem(f"{m.info.summary}  ({m.source})", str(m.path))
+                self.model.setItemData(self.model.count() - 1, str(m.path), TOOLTIP_ROLE)
         self.model.setCurrentIndex(max(0, self.model.findData(str(settings.model or ""))))
         browse_model = QPushButton("Choose GGUF…")
         browse_model.clicked.connect(self._pick_model)
+        self.model_error = QLabel("")
+        self.model_error.setWordWrap(True)
+        self.model_error.setStyleSheet(f"color: {status_color('RED').name()};")
+        self.model_error.setVisible(False)
 
         self.embedder = QLineEdit(str(settings.embedder or ""))
         self.embedder.setPlaceholderText(DEFAULT_EMBEDDER_NAME)
@@ -83,8 +115,16 @@ class SettingsDialog(QDialog):
         browse_lib.clicked.connect(self._pick_library)
 
         form = QFormLayout()
+        found = len(self.local_models)
+        where = (
+            f" {found} model{'s' if found != 1 else ''} found on this computer "
+            "(LM Studio, GPT4All, Ollama, Hugging Face cache, models/) are listed."
+            if found
+            else ""
+        )
         form.addRow("Chat model:", _row(self.model, browse_model))
-        form.addRow("", _note("A GGUF file. The embedded model is always available."))
+        form.addRow("", self.model_error)
+        form.addRow("", _note("A GGUF file. The embedded model is always available." + where))
         form.addRow("Embedding model:", _row(self.embedder, browse_emb))
         form.addRow(
             "",
@@ -94,9 +134,16 @@ class SettingsDialog(QDialog):
             ),
         )
         form.addRow("Passages per question (top-k):", self.top_k)
+        form.addRow("", _note(HINTS["top_k"]))
         form.addRow("Temperature:", self.temperature)
+        form.addRow("", _note(HINTS["temperature"]))
         form.addRow("Context size:", self.n_ctx)
+        form.addRow("", _note(HINTS["n_ctx"]))
         form.addRow("Library folder:", _row(self.library, browse_lib))
+        form.addRow("", _note(HINTS["library"]))
+        for w, key in ((self.top_k, "top_k"), (self.temperature, "temperature"),
+                       (self.n_ctx, "n_ctx"), (self.library, "library")):  # fmt: skip
+            w.setToolTip(HINTS[key])
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -113,12 +160,22 @@ class SettingsDialog(QDialog):
         if path:
             self.set_model_path(path)
 
-    def set_model_path(self, path: str) -> None:
+    def set_model_path(self, path: str) -> bool:
+        """Select ``path`` if it is a readable GGUF model; else say why and keep the choice."""
+        try:
+            info = read_gguf(path)
+        except NotGGUFError as exc:
+            self.model_error.setText(f"Not used: {exc}. Choose a .gguf model file.")
+            self.model_error.setVisible(True)
+            return False
+        self.model_error.setVisible(False)
         idx = self.model.findData(path)
         if idx < 0:
-            self.model.addItem(Path(path).name, path)
+            self.model.addItem(info.summary, path)
             idx = self.model.count() - 1
+            self.model.setItemData(idx, path, TOOLTIP_ROLE)
         self.model.setCurrentIndex(idx)
+        return True
 
     def _pick_embedder(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Choose an embedding model folder")

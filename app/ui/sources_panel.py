@@ -14,6 +14,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from app.core.models import Answer, Source
+from app.ui import render
 from app.ui.library_panel import SUB_ROLE, DocumentDelegate
 from app.ui.theme import icon, status_color
 
@@ -41,6 +42,8 @@ class SourcesPanel(QWidget):
         self.list.itemClicked.connect(self._clicked)
         self.list.setAcceptDrops(False)
         self.list.setVisible(False)
+        # Three rows stay readable however much room the import panel above takes.
+        self.list.setMinimumHeight(3 * (2 * self.fontMetrics().height() + 14) + 4)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(10, 8, 6, 6)
         lay.setSpacing(6)
@@ -55,18 +58,20 @@ class SourcesPanel(QWidget):
         self.list.clear()
         sources = answer.sources if answer else []
         cited = {c.n for c in answer.citations} if answer else set()
-        for s in sorted(sources, key=lambda s: (s.n not in cited, s.n)):
+        shown = render.display_numbers(answer) if answer else {}
+        for s in sorted(sources, key=lambda s: (s.n not in cited, shown.get(s.n, s.n))):
             name = Path(s.file).name
             pages = f"p. {s.page_start}" + (f"–{s.page_end}" if s.page_end > s.page_start else "")
             mark = "Cited" if s.n in cited else "Not cited"
             head = s.section.split(" > ")[-1] if s.section else (s.title or name)
-            it = QListWidgetItem(f"[{s.n}]  {head}")
+            it = QListWidgetItem(f"[{shown.get(s.n, s.n)}]  {head}")
             it.setData(SUB_ROLE, f"{mark} · {name} · {pages}")
             it.setData(SOURCE_ROLE, s.n)
             snippet = s.text if len(s.text) < 500 else s.text[:500] + "…"
             it.setToolTip(f"{s.title}\n{name}, {pages}\n\n{snippet}")
             it.setData(
-                Qt.ItemDataRole.AccessibleTextRole, f"Source {s.n}, {mark.lower()}: {name}, {pages}"
+                Qt.ItemDataRole.AccessibleTextRole,
+                f"Source {shown.get(s.n, s.n)}, {mark.lower()}: {name}, {pages}",
             )
             if s.n in cited:
                 it.setIcon(icon("check", status_color("GREEN")))

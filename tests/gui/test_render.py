@@ -45,8 +45,9 @@ def test_html_turns_valid_markers_into_cite_anchors_and_drops_unbacked_ones() ->
 
 def test_markdown_has_footnotes_with_file_page_quote() -> None:
     md = render.answer_markdown(_answer())
-    assert "Clean it every 90 days [^2]." in md
-    assert "[^2]: usrguide.pdf, page 3: “Clean the filter every 90 days.”" in md
+    # The only citation is shown as 1, whatever the source number behind it (2).
+    assert "Clean it every 90 days [^1]." in md
+    assert "[^1]: usrguide.pdf, page 3: “Clean the filter every 90 days.”" in md
     assert "[7]" not in md
 
 
@@ -108,3 +109,26 @@ def test_readable_draft_hides_junk_until_the_answer_reads_as_prose() -> None:
     assert render.readable_draft("The sensor") == ""
     assert render.readable_draft("The sensor must be") == "The sensor must be"
     assert render.readable_draft("12 34 56 78 ab cd ef") == ""
+
+
+def _src(n: int) -> Source:
+    return Source(
+        rank=n, chunk_id=f"d:{n:05d}", doc_id="d", file="/docs/usrguide.pdf", title="Guide",
+        page_start=n, page_end=n, section="", score=1.0, text=f"passage {n}", n=n,
+    )  # fmt: skip
+
+
+def test_citations_are_shown_numbered_from_one_in_reading_order() -> None:
+    base = _answer().citations[0]
+    cits = [base.model_copy(update={"n": 4}), base.model_copy(update={"n": 2})]
+    a = _answer(
+        answer="First [4]. Then [2]. Again [4].",
+        citations=cits,
+        sources=[_src(k) for k in (1, 2, 3, 4)],
+    )
+    assert render.display_numbers(a) == {4: 1, 2: 2, 1: 3, 3: 4}
+    html = render.answer_html(a, chip_bg="#eee", chip_fg="#123")
+    assert html.index("href='cite:4'") < html.index("href='cite:2'")
+    assert "&nbsp;1&nbsp;</a>" in html and "&nbsp;4&nbsp;" not in html
+    md = render.answer_markdown(a)
+    assert "First [^1]. Then [^2]." in md and md.index("[^1]:") < md.index("[^2]:")
