@@ -162,7 +162,7 @@ class ImportPanel(QFrame):
         key = str(Path(path))
         if key not in self.rows:
             self.rows[key] = FileRow(self.grid, len(self.rows), key)
-            self.scroll.setMinimumHeight(min(124, 62 * len(self.rows)))  # 2 rows, then scroll
+            self.scroll.setMinimumHeight(62)  # one row at least; more when there is room
         return self.rows[key]
 
     def on_progress(self, p: Progress) -> None:

@@ -88,6 +88,18 @@ class DocumentDelegate(QStyledItemDelegate):
         return QSize(200, fm.height() * 2 + 14)
 
 
+class CurrentPageStack(QStackedWidget):
+    """A stack as small as its current page (QStackedWidget asks for its largest page)."""
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        page = self.currentWidget()
+        return page.minimumSizeHint() if page is not None else super().minimumSizeHint()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        page = self.currentWidget()
+        return page.sizeHint() if page is not None else super().sizeHint()
+
+
 class DropZone(QWidget):
     """The empty state: what to do first, with the Add button right there."""
 
@@ -123,6 +135,21 @@ class DropZone(QWidget):
         lay.addSpacing(10)
         lay.addWidget(note)
         lay.addStretch(2)
+        self._optional = [pic, hint, note]  # dropped first when the panel is short
+        self._essential = [head, self.add_button]
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        m = self.layout().contentsMargins()
+        h = sum(w.sizeHint().height() for w in self._essential) + 12 + m.top() + m.bottom()
+        return QSize(super().minimumSizeHint().width(), h)
+
+    def resizeEvent(self, e: object) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(e)  # type: ignore[arg-type]
+        m = self.layout().contentsMargins()
+        need = sum(w.sizeHint().height() + 8 for w in self._essential + self._optional)
+        roomy = self.height() >= need + m.top() + m.bottom()
+        for w in self._optional:
+            w.setVisible(roomy)
 
 
 class LibraryPanel(QWidget):
@@ -213,7 +240,8 @@ class LibraryPanel(QWidget):
         ld.addWidget(opening)
         ld.addWidget(busy, 0, Qt.AlignmentFlag.AlignHCenter)
         ld.addStretch(2)
-        self.stack = QStackedWidget()
+        self.stack = CurrentPageStack()
+        self.stack.currentChanged.connect(lambda _i: self.stack.updateGeometry())
         self.stack.addWidget(self.drop_zone)
         self.stack.addWidget(listing)
         self.stack.addWidget(self.loading)

@@ -115,6 +115,9 @@ class MainWindow(QMainWindow):
         self.left.setMinimumWidth(MIN_WIDTH["left"])
         self.conversation.setMinimumWidth(MIN_WIDTH["conversation"])
         self.viewer.setMinimumWidth(MIN_WIDTH["viewer"])
+        # The window may shrink below the three columns' widths: _fit_panels then hides a
+        # side column instead of the window refusing to shrink (or clipping).
+        self.main_split.setMinimumWidth(MIN_WIDTH["conversation"])
         # Side panels shown when there is room, most recently wanted first (see _fit_panels).
         self._panel_priority = ["left", "viewer"]
         self._hidden_by_user: set[str] = set()
