@@ -7,7 +7,8 @@ embedded one; Settings lists these so it is one click to use. Only the local dis
 Places (Linux paths; macOS and Windows equivalents are included where the apps use them):
 LM Studio ``~/.lmstudio/models`` (older ``~/.cache/lm-studio/models``), GPT4All's data folder,
 Ollama's ``models/manifests`` + ``models/blobs`` (``OLLAMA_MODELS`` overrides), the Hugging
-Face cache (``HF_HUB_CACHE`` / ``HF_HOME``), and the project's own ``models/`` folder.
+Face cache (``HF_HUB_CACHE`` / ``HF_HOME``), and Footnote's own model folders
+(:func:`app.core.model_home.model_dirs`: ``$FOOTNOTE_MODELS``, the per-user folder, ``models/``).
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.core.resources import REPO_ROOT
+from app.core.model_home import model_dirs
 from app.generation.gguf_header import GGUFInfo, NotGGUFError, read_gguf
 
 logger = logging.getLogger(__name__)
 
 MAX_DEPTH = 6  # folders below a root to look into (LM Studio: publisher/repo/file.gguf)
 MAX_FILES = 500  # a safety net against scanning a whole disk
+FOOTNOTE_SOURCE = "Footnote models folder"  # app.core.model_home.model_dirs()
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,7 @@ class LocalModel:
     """A GGUF file found on this machine and the app that keeps it."""
 
     info: GGUFInfo
-    source: str  # "LM Studio", "GPT4All", "Ollama", "Hugging Face cache", "Footnote models/"
+    source: str  # "LM Studio", "GPT4All", "Ollama", "Hugging Face cache", FOOTNOTE_SOURCE
     label: str  # Ollama's "llama3.2:3b"; else the file name
 
     @property
@@ -57,8 +59,8 @@ def default_places(
         ("GPT4All", home / "Library" / "Application Support" / "nomic.ai" / "GPT4All"),
         ("GPT4All", home / "AppData" / "Local" / "nomic.ai" / "GPT4All"),
         ("Hugging Face cache", hf_cache),
-        ("Footnote models/", REPO_ROOT / "models"),
     ]
+    places += [(FOOTNOTE_SOURCE, d) for d in model_dirs()]
     return places
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from app.core.resources import default_chat_model_path
 from app.generation.gguf_header import NotGGUFError, human_size, is_gguf, read_gguf
-from app.generation.local_models import default_places, find_local_models
+from app.generation.local_models import FOOTNOTE_SOURCE, default_places, find_local_models
 from tests.gguf_factory import llama_meta, write_gguf
 
 pytestmark = pytest.mark.unit
@@ -113,5 +113,16 @@ def test_finds_models_of_every_app_once(tmp_path: Path) -> None:
 
 
 def test_nothing_installed_finds_nothing(tmp_path: Path) -> None:
-    places = [p for p in default_places(tmp_path, {}) if p[0] != "Footnote models/"]
+    places = [p for p in default_places(tmp_path, {}) if p[0] != FOOTNOTE_SOURCE]
     assert find_local_models(places, [tmp_path / "none"]) == []
+
+
+def test_footnote_model_folders_are_searched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mine = tmp_path / "my-models"
+    write_gguf(mine / "qwen.Q4_K_M.gguf", llama_meta("Qwen small", 15))
+    monkeypatch.setenv("FOOTNOTE_MODELS", str(mine))
+    places = [p for p in default_places(tmp_path, {}) if p[0] == FOOTNOTE_SOURCE]
+    found = find_local_models(places, [])
+    assert [m.info.name for m in found] == ["Qwen small"]
