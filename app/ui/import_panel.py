@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from app.core.models import IngestResult
 from app.core.progress import Progress
 from app.ui.theme import icon, status_color
+from app.ui.widgets import ElidedLabel
 
 logger = logging.getLogger(__name__)
 
@@ -44,9 +45,8 @@ STAGE_SPAN = {"parse": (0.0, 0.85), "index": (0.85, 1.0)}
 class FileRow:
     def __init__(self, grid: QGridLayout, row: int, path: str) -> None:
         self.path = path
-        self.name = QLabel(Path(path).name)
+        self.name = ElidedLabel(Path(path).name)  # a long name must not widen the panel
         self.name.setToolTip(path)
-        self.name.setMinimumWidth(60)
         self.state = QLabel("Waiting")
         self.state.setObjectName("mutedLabel")
         self.state.setWordWrap(True)
@@ -108,6 +108,7 @@ class ImportPanel(QFrame):
         self._files_done = self._files_total = 0
         self.title = QLabel("Adding PDFs…")
         self.title.setObjectName("sectionTitle")
+        self.title.setWordWrap(True)
         self.button = QPushButton("Cancel")
         self.button.setAccessibleName("Cancel import")
         self.button.clicked.connect(self._button)
@@ -120,6 +121,7 @@ class ImportPanel(QFrame):
         self.overall.setTextVisible(False)
         self.overall_label = QLabel("Starting…")
         self.overall_label.setObjectName("mutedLabel")
+        self.overall_label.setWordWrap(True)
         self._grid_host = QWidget()
         self._grid_host.setObjectName("importRows")
         self.grid = QGridLayout(self._grid_host)
@@ -129,6 +131,7 @@ class ImportPanel(QFrame):
         self.scroll.setWidgetResizable(True)
         self.scroll.setWidget(self._grid_host)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setMaximumHeight(200)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(10, 8, 10, 8)
@@ -199,6 +202,8 @@ class ImportPanel(QFrame):
         for row in self.rows.values():
             if not row.done:
                 row.state.setText("Not added (cancelled)")
+                row.bar.setValue(0)
+                row.bar.setVisible(False)  # no half-full bar for a file that was not added
                 row.done = True
         failed = sum(r.status == "failed" for r in results)
         ok = sum(r.status in ("added", "updated") for r in results)
@@ -221,6 +226,8 @@ class ImportPanel(QFrame):
         for row in self.rows.values():
             if not row.done:
                 row.state.setText("Not added (cancelled)")
+                row.bar.setValue(0)
+                row.bar.setVisible(False)  # no half-full bar for a file that was not added
                 row.done = True
         self.button.setText("Dismiss")
         self.button.setEnabled(True)

@@ -14,7 +14,7 @@ import logging
 from collections import OrderedDict
 from pathlib import Path
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from app.ingest._mupdf import MUPDF_LOCK, pymupdf
 from app.ui.theme import icon
+from app.ui.widgets import ElidedLabel
 
 logger = logging.getLogger(__name__)
 
@@ -44,33 +45,6 @@ Rect5 = tuple[int, float, float, float, float]
 GAP = 12.0
 MARGIN = 16.0
 MIN_ZOOM, MAX_ZOOM = 0.25, 5.0
-
-
-class ElidedLabel(QLabel):
-    """A one-line label that shortens its text with "…" instead of widening its panel.
-
-    The full text stays in ``text()`` (and the tooltip the caller sets), so nothing is lost.
-    """
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        hint = super().minimumSizeHint()
-        return QSize(
-            min(hint.width(), self.fontMetrics().horizontalAdvance("M…") + 8), hint.height()
-        )
-
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        hint = super().sizeHint()
-        return QSize(min(hint.width(), 120), hint.height())
-
-    def paintEvent(self, _event: object) -> None:  # noqa: N802 - Qt override
-        p = QPainter(self)
-        rect = self.contentsRect()
-        text = self.fontMetrics().elidedText(
-            self.text(), Qt.TextElideMode.ElideMiddle, rect.width()
-        )
-        p.setPen(self.palette().color(self.foregroundRole()))
-        p.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
-        p.end()
 
 
 class PageCanvas(QAbstractScrollArea):

@@ -32,9 +32,9 @@ from app.core.models import Answer, Citation, Source, Validation
 from app.ui.answer_card import AutoHeightBrowser
 from app.ui.main import parse_args, qt_options
 from app.ui.main_window import MainWindow
-from app.ui.pdf_viewer import ElidedLabel
 from app.ui.prefs import load_settings, qsettings
 from app.ui.theme import stylesheet
+from app.ui.widgets import ElidedLabel
 from tests.gui.conftest import drop_files, wait_ingested
 from tests.pdf_factory import make_manual_pdf
 
@@ -163,7 +163,7 @@ def clipped(win: QWidget) -> list[str]:
 
 
 @pytest.fixture
-def bare_window(qtbot) -> MainWindow:  # noqa: ANN001
+def bare_window(qtbot) -> MainWindow:
     """The real window without services (nothing here needs a model)."""
     QApplication.instance().setStyleSheet(stylesheet())  # type: ignore[union-attr]
     win = MainWindow(load_settings())
@@ -171,7 +171,7 @@ def bare_window(qtbot) -> MainWindow:  # noqa: ANN001
     return win
 
 
-def _populate(win: MainWindow, pdf: Path, qtbot) -> None:  # noqa: ANN001
+def _populate(win: MainWindow, pdf: Path, qtbot) -> None:
     win.library.set_documents([])
     for q in (LONG_QUESTION, "Short one?"):
         win.conversation.add_finished(make_answer(pdf, q))
@@ -187,7 +187,7 @@ def _populate(win: MainWindow, pdf: Path, qtbot) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("size", [(800, 600), (1280, 800)])
-def test_nothing_is_clipped(bare_window: MainWindow, qtbot, tmp_path: Path, size) -> None:  # noqa: ANN001
+def test_nothing_is_clipped(bare_window: MainWindow, qtbot, tmp_path: Path, size) -> None:
     win = bare_window
     pdf = make_manual_pdf(tmp_path / "zephyr-manual.pdf")
     win.resize(1920, 1080)  # all three columns, then shrink as a person would
@@ -216,7 +216,7 @@ def test_nothing_is_clipped(bare_window: MainWindow, qtbot, tmp_path: Path, size
         assert win.sources.list.viewport().height() >= rows
 
 
-def test_reading_width_is_capped_on_wide_windows(bare_window: MainWindow, qtbot, tmp_path) -> None:  # noqa: ANN001
+def test_reading_width_is_capped_on_wide_windows(bare_window: MainWindow, qtbot, tmp_path) -> None:
     win = bare_window
     pdf = make_manual_pdf(tmp_path / "m.pdf")
     win.resize(2400, 1000)
@@ -228,7 +228,7 @@ def test_reading_width_is_capped_on_wide_windows(bare_window: MainWindow, qtbot,
     assert win.conversation.cards[0].width() <= 840
 
 
-def test_restored_geometry_is_clamped_to_the_screen(qtbot) -> None:  # noqa: ANN001
+def test_restored_geometry_is_clamped_to_the_screen(qtbot) -> None:
     big = MainWindow(load_settings())
     qtbot.addWidget(big)
     big.setGeometry(100, 100, 3000, 2000)
@@ -243,7 +243,7 @@ def test_restored_geometry_is_clamped_to_the_screen(qtbot) -> None:  # noqa: ANN
 
 
 # --- banners --------------------------------------------------------------------------
-def test_banners_go_away_when_no_longer_true(window: MainWindow, qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_banners_go_away_when_no_longer_true(window: MainWindow, qtbot, tmp_path: Path) -> None:
     window.ask("What is the calibration interval?")
     if window.session.asker is not None:
         assert any("library is empty" in t for t in window.messages.texts())
@@ -261,7 +261,7 @@ def test_banners_go_away_when_no_longer_true(window: MainWindow, qtbot, tmp_path
     assert len(window.messages.items()) <= 2
 
 
-def test_library_shows_loading_not_drop_here_while_opening(qtbot) -> None:  # noqa: ANN001
+def test_library_shows_loading_not_drop_here_while_opening(qtbot) -> None:
     win = MainWindow(load_settings())
     qtbot.addWidget(win)
     assert win.library.stack.currentWidget() is win.library.loading
@@ -282,7 +282,7 @@ def test_command_line_files_are_parsed_apart_from_qt_options() -> None:
     )
 
 
-def test_open_files_imports_once_the_library_is_open(window: MainWindow, qtbot, tmp_path) -> None:  # noqa: ANN001
+def test_open_files_imports_once_the_library_is_open(window: MainWindow, qtbot, tmp_path) -> None:
     pdf = make_manual_pdf(tmp_path / "zephyr-manual.pdf")
     window.open_files([pdf, tmp_path / "missing.pdf"])
     assert any("missing.pdf was not found" in t for t in window.messages.texts())
@@ -353,7 +353,7 @@ def test_pdf_on_the_command_line_and_a_second_launch(tmp_path: Path) -> None:
 # --- viewer ------------------------------------------------------------------------------
 def test_chip_click_sets_the_page_box_and_zoom_keeps_the_highlight(
     bare_window, qtbot, tmp_path
-) -> None:  # noqa: ANN001
+) -> None:
     win = bare_window
     win.resize(1280, 800)
     win.show()
@@ -381,7 +381,7 @@ def test_chip_click_sets_the_page_box_and_zoom_keeps_the_highlight(
 
 def test_open_external_without_a_launcher_says_so(
     bare_window, qtbot, tmp_path, monkeypatch
-) -> None:  # noqa: ANN001
+) -> None:
     win = bare_window
     pdf = make_manual_pdf(tmp_path / "zephyr-manual.pdf")
     win.viewer.open(pdf, 1)
@@ -390,7 +390,7 @@ def test_open_external_without_a_launcher_says_so(
     assert any("No program opened zephyr-manual.pdf" in t for t in win.messages.texts())
 
 
-def test_sources_click_highlights_the_passage(window: MainWindow, qtbot, tmp_path) -> None:  # noqa: ANN001
+def test_sources_click_highlights_the_passage(window: MainWindow, qtbot, tmp_path) -> None:
     pdf = make_manual_pdf(tmp_path / "zephyr-manual.pdf")
     drop_files(window, [pdf])
     wait_ingested(qtbot, window)
@@ -430,7 +430,7 @@ def test_sources_click_highlights_the_passage(window: MainWindow, qtbot, tmp_pat
 
 
 # --- answers -----------------------------------------------------------------------------
-def test_copy_answer_copies_the_selected_one(bare_window, qtbot, tmp_path) -> None:  # noqa: ANN001
+def test_copy_answer_copies_the_selected_one(bare_window, qtbot, tmp_path) -> None:
     win = bare_window
     win.resize(1280, 800)
     win.show()
@@ -447,21 +447,23 @@ def test_copy_answer_copies_the_selected_one(bare_window, qtbot, tmp_path) -> No
     assert win.sources.answer is first.answer, "Sources follow the selected answer"
 
 
-def test_junk_is_not_streamed(bare_window) -> None:  # noqa: ANN001
+def test_junk_is_not_streamed(qtbot) -> None:
     from app.ui.answer_card import AnswerCard
 
     card = AnswerCard("q?")
+    qtbot.addWidget(card)
     card.append_raw("1")
     assert card.body.toPlainText() == ""
     card.append_raw("28, 128, 128, 128,")
     assert card.body.toPlainText() == "" and "Writing" in card.phase.text()
     card2 = AnswerCard("q?")
+    qtbot.addWidget(card2)
     card2.append_raw("The sensor is calibrated")
     assert card2.body.toPlainText() == "The sensor is calibrated"
     assert isinstance(card2.body, QTextEdit)
 
 
-def test_settings_lists_local_models_and_rejects_non_gguf(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_settings_lists_local_models_and_rejects_non_gguf(qtbot, tmp_path: Path) -> None:
     from app.generation.local_models import find_local_models
     from app.ui.settings_dialog import SettingsDialog
     from tests.gguf_factory import llama_meta, write_gguf

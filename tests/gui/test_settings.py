@@ -11,6 +11,7 @@ from app.ui.dialogs import SHORTCUTS
 from app.ui.main_window import MainWindow
 from app.ui.prefs import load_settings, save_settings
 from app.ui.settings_dialog import SettingsDialog
+from tests.gguf_factory import llama_meta, write_gguf
 
 pytestmark = pytest.mark.gui
 
@@ -21,8 +22,8 @@ def test_settings_dialog_round_trip_through_qsettings(qtbot, tmp_path: Path) -> 
     dlg = SettingsDialog(base)
     qtbot.addWidget(dlg)
     assert dlg.model.itemText(0).startswith("SmolLM2"), "the embedded model is always a choice"
-    model = tmp_path / "other.gguf"
-    dlg.set_model_path(str(model))
+    model = write_gguf(tmp_path / "other.gguf", llama_meta("Other model"))
+    assert dlg.set_model_path(str(model))
     dlg.top_k.setValue(5)
     dlg.temperature.setValue(0.3)
     dlg.n_ctx.setValue(2048)
