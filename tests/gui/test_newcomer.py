@@ -482,3 +482,15 @@ def test_settings_lists_local_models_and_rejects_non_gguf(qtbot, tmp_path: Path)
     assert not dlg.set_model_path(str(bad))
     assert dlg.model.count() == count and dlg.model_error.isVisibleTo(dlg)
     assert "not a GGUF" in dlg.model_error.text()
+
+
+def test_qt_calls_do_not_eat_references_to_none(qtbot) -> None:
+    """PySide6 6.12.0 on Python 3.11 dropped a reference to None on every void call, so a
+    long session died with "deallocating None"; the pinned PySide6 must not."""
+    label = QLabel()
+    qtbot.addWidget(label)
+    before = sys.getrefcount(None)
+    for i in range(2000):
+        label.setText(str(i % 7))
+        QApplication.processEvents()
+    assert sys.getrefcount(None) > before - 100
