@@ -28,6 +28,7 @@ _KEYS = {
     "temperature": "answer/temperature",
     "n_ctx": "answer/n_ctx",
     "library": "library/folder",
+    "ocr": "ingest/ocr",
 }
 
 

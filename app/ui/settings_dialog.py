@@ -11,6 +11,7 @@ import logging
 from pathlib import Path
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -109,6 +110,10 @@ class SettingsDialog(QDialog):
         self.n_ctx.setSuffix(" tokens")
         self.n_ctx.setAccessibleName("Context size")
 
+        self.ocr = QCheckBox("Read scanned pages (OCR)")
+        self.ocr.setChecked(settings.ocr)
+        self.ocr.setAccessibleName("Read scanned pages with OCR")
+
         self.library = QLineEdit(str(settings.library))
         self.library.setAccessibleName("Library folder")
         browse_lib = QPushButton("Choose folder…")
@@ -144,6 +149,10 @@ class SettingsDialog(QDialog):
         for w, key in ((self.top_k, "top_k"), (self.temperature, "temperature"),
                        (self.n_ctx, "n_ctx"), (self.library, "library")):  # fmt: skip
             w.setToolTip(HINTS[key])
+        form.addRow("Scanned PDFs:", self.ocr)
+        form.addRow(
+            "", _note("Pages without text are read offline by Tesseract: about 1 to 4 s a page.")
+        )
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -201,6 +210,7 @@ class SettingsDialog(QDialog):
                 "temperature": round(self.temperature.value(), 2),
                 "n_ctx": self.n_ctx.value(),
                 "library": Path(lib).expanduser(),
+                "ocr": self.ocr.isChecked(),
             }
         )
 

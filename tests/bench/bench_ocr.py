@@ -73,10 +73,13 @@ def main() -> None:
                 f"{secs:.1f} s wall, {cpu:.1f} s CPU"
             )
         for dpi in (200, 300):
-            path, _ = make_scan_pdf(Path(tmp) / "speed.pdf", pages=args.pages, dpi=dpi)
+            path, truth = make_scan_pdf(
+                Path(tmp) / "speed.pdf", pages=args.pages, dpi=dpi, per_page=14
+            )
+            words = sum(len(p.text.split()) for p in truth) // len(truth)
             _, n, secs, cpu = read_text(path, options)
             print(
-                f"speed, {args.pages} dense pages (~100 words) scanned at {dpi} dpi: "
+                f"speed, {args.pages} pages of {words} words scanned at {dpi} dpi: "
                 f"{n / secs:.2f} pages/s wall, {n / cpu:.2f} pages/s per CPU-second"
             )
     print(f"load average {os.getloadavg()[0]:.1f} at end")

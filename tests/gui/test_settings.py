@@ -46,3 +46,16 @@ def test_every_menu_shortcut_is_documented(qtbot) -> None:
             key = act.shortcut().toString(QKeySequence.SequenceFormat.PortableText)
             if key:
                 assert key in listed, f"{act.text()} ({key}) missing from Help > Keyboard shortcuts"
+
+
+def test_ocr_can_be_turned_off_and_stays_off(qtbot) -> None:
+    base = load_settings()
+    assert base.ocr is True  # on by default: scanned PDFs just work
+    dlg = SettingsDialog(base)
+    qtbot.addWidget(dlg)
+    assert dlg.ocr.isChecked()
+    dlg.ocr.setChecked(False)
+    new = dlg.result_settings()
+    assert new.ocr is False
+    save_settings(new)
+    assert load_settings().ocr is False
