@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from app.core.scripts import has_presentation_forms, logical_letters
 
 from ._mupdf import pymupdf
-from .columns import reading_order
 
 logger = logging.getLogger(__name__)
 
@@ -119,28 +118,25 @@ class PageExtractor:
         self._next_block = 0
         self._next_line = 0
 
-    def extract(
-        self,
-        page: pymupdf.Page,
-        pno: int,
-        *,
-        textpage: pymupdf.TextPage | None = None,
-        matrix: pymupdf.Matrix | None = None,
-    ) -> list[Line]:
-        """Lines of one page. Per-word work is kept minimal: pure-ASCII words pass as is.
-
-        ``textpage`` replaces the page's own text (OCR); ``matrix`` maps its coordinates
-        to the unrotated page space (an upright OCR rendering of a rotated page).
-        """
-        tp = textpage if textpage is not None else page.get_textpage(flags=TEXT_FLAGS)
+    def extract(self, page: pymupdf.Page, pno: int) -> list[Line]:
+        """Lines of one page's text layer."""
+        tp = page.get_textpage(flags=TEXT_FLAGS)
         words = tp.extractWORDS()
-        if textpage is not None:  # OCR: no drawing order to follow, find the columns
-            words = reading_order(words, tp.rect.width)
-        if matrix is not None:
-            words = [(*_mapped(w, matrix), *w[4:]) for w in words]
+        fonts = _line_fonts(tp) if self.want_fonts and words else {}
+        return self.lines(words, pno, fonts)
+
+    def lines(
+        self,
+        words: list,
+        pno: int,
+        fonts: dict[tuple[int, int], tuple[float, bool, float]] | None = None,
+    ) -> list[Line]:
+        """Lines from MuPDF word tuples (x0, y0, x1, y1, text, block, line, word) in
+        reading order, e.g. a text layer's or OCR's. Per-word work is kept minimal:
+        pure-ASCII words pass as is."""
+        fonts = fonts or {}
         if any(RTL.search(w[4]) for w in words if not w[4].isascii()):
             words = join_rtl_pieces(words)
-        fonts = _line_fonts(tp) if self.want_fonts and words and matrix is None else {}
         lines: list[Line] = []
         numbers: list[tuple[int, int]] = []
         line: Line | None = None
@@ -186,11 +182,6 @@ class PageExtractor:
             if font is not None and abs(font[2] - line.y1) < 3:  # same line in both views
                 line.size, line.bold = font[0], font[1]
         return lines
-
-
-def _mapped(w: tuple, matrix: pymupdf.Matrix) -> tuple[float, float, float, float]:
-    r = pymupdf.Rect(w[0], w[1], w[2], w[3]) * matrix
-    return r.x0, r.y0, r.x1, r.y1
 
 
 def _drop_leaders(

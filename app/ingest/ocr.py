@@ -32,6 +32,7 @@ from pathlib import Path
 from app.core.errors import OcrUnavailableError
 
 from ._mupdf import pymupdf
+from .columns import reading_order
 
 logger = logging.getLogger(__name__)
 
@@ -198,3 +199,18 @@ def ocr_textpage(
     upright.insert_image(upright.rect, pixmap=pix)
     tp = upright.get_textpage_ocr(language=languages, dpi=dpi, full=True, tessdata=str(tessdata))
     return tp, page.derotation_matrix, (tmp, upright)
+
+
+def ocr_words(page: pymupdf.Page, options: OcrOptions) -> list[tuple]:
+    """OCR one page (caller holds MUPDF_LOCK): its words in reading order, as MuPDF word
+    tuples (x0, y0, x1, y1, text, block, line, word) in the unrotated page space."""
+    tp, matrix, keep = ocr_textpage(page, options)
+    words = reading_order(tp.extractWORDS(), tp.rect.width)  # OCR has no drawing order
+    del tp, keep
+    if matrix is None:
+        return words
+    out = []
+    for w in words:
+        r = pymupdf.Rect(w[0], w[1], w[2], w[3]) * matrix
+        out.append((r.x0, r.y0, r.x1, r.y1, *w[4:]))
+    return out

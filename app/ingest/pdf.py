@@ -9,6 +9,7 @@ exceptions never escape.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -36,7 +37,8 @@ from app.core.progress import CancelToken, Progress, ProgressCallback
 from ._mupdf import MUPDF_LOCK, pymupdf
 from .chunker import ChunkParams, chunk_segments, segments
 from .layout import Line, PageExtractor, drop_furniture
-from .ocr import OcrOptions, has_words, looks_scanned, ocr_textpage, text_is_garbage
+from .ocr import OcrOptions, has_words, looks_scanned, ocr_words, text_is_garbage
+from .ocr_pool import OcrPool, workers_for
 from .sections import (
     first_heading,
     heuristic_sections,
@@ -313,34 +315,42 @@ def _ocr_pages(
     progress = run.on_progress
     if progress is not None:
         progress(Progress(stage="ocr", done=0, total=len(todo), file=str(run.path)))
-    for i, pno in enumerate(todo):
-        run.check()
-        with MUPDF_LOCK:
-            page = doc.load_page(pno)
-            tp, matrix, keep = ocr_textpage(page, run.ocr)
-            lines = extractor.extract(page, pno + 1, textpage=tp, matrix=matrix)
-            del tp, keep
-        if lines and has_words(" ".join(ln.text for ln in lines)):
-            run.pages[pno] = lines
-            done.append(pno)
-        else:  # nothing readable: a garbage text layer is not kept either
-            run.pages[pno] = []
-        if progress is not None:
-            progress(Progress(stage="ocr", done=i + 1, total=len(todo), file=str(run.path)))
-        now = time.perf_counter()
-        if on_partial is not None and done and i + 1 < len(todo) and now - last >= PARTIAL_EVERY:
-            last = now
-            _emit_partial(run, done, on_partial)
+    workers = workers_for(len(todo))
+    with contextlib.ExitStack() as stack:
+        if workers > 1:
+            reader = stack.enter_context(OcrPool(run.data, workers)).read(todo, run.ocr)
+        else:
+            reader = (_ocr_here(doc, pno, run.ocr) for pno in todo)
+        for i, pno in enumerate(todo):
+            run.check()
+            lines = extractor.lines(next(reader), pno + 1)
+            if lines and has_words(" ".join(ln.text for ln in lines)):
+                run.pages[pno] = lines
+                done.append(pno)
+            else:  # nothing readable: a garbage text layer is not kept either
+                run.pages[pno] = []
+            if progress is not None:
+                progress(Progress(stage="ocr", done=i + 1, total=len(todo), file=str(run.path)))
+            now = time.perf_counter()
+            if on_partial and done and i + 1 < len(todo) and now - last >= PARTIAL_EVERY:
+                last = now
+                _emit_partial(run, done, on_partial)
     elapsed = time.perf_counter() - t0
     logger.info(
-        "%s: OCR read %d of %d pages in %.1fs (%.2f pages/s)",
+        "%s: OCR read %d of %d pages in %.1fs (%.2f pages/s, %d workers)",
         run.path.name,
         len(done),
         len(todo),
         elapsed,
         len(todo) / max(elapsed, 1e-6),
+        workers,
     )
     return done
+
+
+def _ocr_here(doc: pymupdf.Document, pno: int, options: OcrOptions) -> list[tuple]:
+    with MUPDF_LOCK:
+        return ocr_words(doc.load_page(pno), options)
 
 
 def _emit_partial(run: _Run, done: list[int], on_partial: PartialCallback) -> None:

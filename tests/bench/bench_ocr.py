@@ -4,7 +4,8 @@ Character error rate (CER) = edit distance between the printed text and what ing
 read (whitespace collapsed), divided by the printed text's length. Pages: one-column pages
 rendered at 300 dpi (clean) and 200 dpi (skewed by 1.5 degrees), and a two-column page
 whose text must come back column by column. Speed is pages per second of the whole
-``parse_pdf`` call on a scanned file (OCR dominates). Figures depend on the machine's load:
+``parse_pdf`` call on a scanned file (OCR dominates), in-process and with 2 worker
+processes (CPU-seconds are counted for the in-process run only: workers are other processes). Figures depend on the machine's load:
 run it on an idle machine for the README, and say so next to every figure.
 """
 
@@ -55,7 +56,7 @@ def read_text(path: Path, options: OcrOptions) -> tuple[str, int, float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--pages", type=int, default=3, help="pages per speed file")
+    ap.add_argument("--pages", type=int, default=6, help="pages per speed file")
     ap.add_argument("--dpi", type=int, default=300, help="OCR resolution ceiling")
     ap.add_argument("--languages", default="eng")
     args = ap.parse_args()
@@ -72,15 +73,17 @@ def main() -> None:
                 f"{label:24s} CER {rate:6.2%} (target <= {target:.0%}: {verdict}), "
                 f"{secs:.1f} s wall, {cpu:.1f} s CPU"
             )
-        for dpi in (200, 300):
+        for dpi, workers in ((200, 1), (200, 2), (300, 2)):
+            os.environ["FOOTNOTE_OCR_WORKERS"] = str(workers)
             path, truth = make_scan_pdf(
                 Path(tmp) / "speed.pdf", pages=args.pages, dpi=dpi, per_page=14
             )
             words = sum(len(p.text.split()) for p in truth) // len(truth)
             _, n, secs, cpu = read_text(path, options)
+            per_cpu = f", {n / cpu:.2f} pages per CPU-second" if workers == 1 else ""
             print(
-                f"speed, {args.pages} pages of {words} words scanned at {dpi} dpi: "
-                f"{n / secs:.2f} pages/s wall, {n / cpu:.2f} pages/s per CPU-second"
+                f"speed, {args.pages} pages of {words} words scanned at {dpi} dpi, "
+                f"{workers} worker(s): {n / secs:.2f} pages/s wall{per_cpu}"
             )
     print(f"load average {os.getloadavg()[0]:.1f} at end")
 
