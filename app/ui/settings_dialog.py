@@ -48,6 +48,8 @@ HINTS = {
     "Larger needs more memory and cannot exceed what the model was trained for.",
     "library": "Footnote opens the library in this folder (or starts an empty one there). "
     "Nothing is moved or copied: the current library stays where it is.",
+    "ocr": "Pages without a text layer (scans, photos of pages) are read offline by "
+    "Tesseract, about 1 to 4 seconds a page. Off: such PDFs are refused.",
 }
 
 
@@ -150,9 +152,8 @@ class SettingsDialog(QDialog):
                        (self.n_ctx, "n_ctx"), (self.library, "library")):  # fmt: skip
             w.setToolTip(HINTS[key])
         form.addRow("Scanned PDFs:", self.ocr)
-        form.addRow(
-            "", _note("Pages without text are read offline by Tesseract: about 1 to 4 s a page.")
-        )
+        form.addRow("", _note(HINTS["ocr"]))
+        self.ocr.setToolTip(HINTS["ocr"])
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
