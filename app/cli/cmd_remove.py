@@ -10,6 +10,7 @@ import logging
 
 from app.cli import common
 from app.core.errors import FootnoteError
+from app.core.location import redact
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
                 )
             else:
                 common.error(
-                    f"No document with id '{args.doc_id}' in {library.settings.library}. "
+                    f"No document with id '{args.doc_id}' in {redact(library.settings.library)}. "
                     "List the documents with: footnote docs"
                 )
             if args.json:

@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from app.core.config import Settings
 from app.core.errors import FootnoteError
+from app.core.location import parse_location
 from app.core.progress import CancelToken, Progress
 
 EXIT_OK = 0
@@ -29,10 +30,12 @@ EXIT_USAGE = 2
 def add_library_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--library",
-        metavar="DIR",
-        type=Path,
+        metavar="DIR|URI",
+        type=parse_location,
         default=None,
-        help="Library folder (default: $FOOTNOTE_LIBRARY or the per-user data folder).",
+        help="Library folder, or a team library on object storage such as s3://bucket/prefix "
+        "(credentials and endpoint from the usual AWS_* variables / profile files; "
+        "default: $FOOTNOTE_LIBRARY or the per-user data folder).",
     )
     parser.add_argument(
         "--embedder",

@@ -6,18 +6,26 @@ import os
 from pathlib import Path
 
 from platformdirs import user_data_dir, user_log_dir
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.core.location import LibraryLocation, parse_location
 
 APP_NAME = "Footnote"
 
 
-def default_library_dir() -> Path:
-    """``$FOOTNOTE_LIBRARY`` if set, else the per-user data folder."""
+def default_library_dir() -> LibraryLocation:
+    """``$FOOTNOTE_LIBRARY`` if set (a folder or a URI such as s3://bucket/prefix), else the
+    per-user data folder."""
     env = os.environ.get("FOOTNOTE_LIBRARY")
     if env:
-        return Path(env).expanduser()
+        return parse_location(env)
     return Path(user_data_dir(APP_NAME, appauthor=False)) / "library"
+
+
+def user_state_dir() -> Path:
+    """Per-user folder for what belongs to this desktop, not to a (possibly shared) library."""
+    return Path(user_data_dir(APP_NAME, appauthor=False))
 
 
 def log_dir() -> Path:
@@ -30,7 +38,15 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="FOOTNOTE_", extra="ignore")
 
-    library: Path = Field(default_factory=default_library_dir, description="Library folder.")
+    library: Path | str = Field(
+        default_factory=default_library_dir,
+        description="Library folder, or a URI LanceDB supports (s3://bucket/prefix, gs://, az://).",
+    )
+    read_only: bool | None = Field(
+        default=None,
+        description="Open the library read-only; None = the front end decides (the desktop "
+        "opens a team library on object storage read-only, the CLI writes).",
+    )
     model: Path | None = Field(default=None, description="GGUF chat model; None = embedded default.")
     embedder: Path | None = Field(
         default=None, description="sentence-transformers folder; None = embedded default."
@@ -46,3 +62,8 @@ class Settings(BaseSettings):
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     n_ctx: int = Field(default=4096, ge=512, le=131072)
     threads: int | None = Field(default=None, description="CPU threads; None = all cores.")
+
+    @field_validator("library", mode="before")
+    @classmethod
+    def _location(cls, value: object) -> object:
+        return parse_location(value) if isinstance(value, str | Path) else value

@@ -99,6 +99,18 @@ class StoreError(FootnoteError):
     code = "store_error"
 
 
+class LibraryBusyError(StoreError):
+    """Another writer holds the library (a team library allows one writer at a time)."""
+
+    code = "library_busy"
+
+
+class ReadOnlyLibraryError(StoreError):
+    """A write was asked of a library opened read-only (e.g. a team library on a desktop)."""
+
+    code = "read_only"
+
+
 class GenerationError(FootnoteError):
     code = "generation_error"
     retryable = True

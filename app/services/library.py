@@ -91,7 +91,9 @@ class Library:
     def store(self) -> Store:
         with self._lock:
             if self._store is None:
-                self._store = Store(self.settings.library)
+                self._store = Store(
+                    self.settings.library, read_only=bool(self.settings.read_only)
+                )
             return self._store
 
     @property

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from app.core.errors import StoreError
+from app.core.errors import ReadOnlyLibraryError, StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -122,3 +122,23 @@ class WriterLock:
             finally:
                 os.close(self._fd)
                 self._fd = None
+
+
+class ReadOnlyLock:
+    """The lock of a library opened read-only: every write is refused with a clear message."""
+
+    def __init__(self, where: str) -> None:
+        self._where = where
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        raise ReadOnlyLibraryError(
+            f"The library at {self._where} is open read-only.",
+            hint="Imports and removals of a team library are done by its writer "
+            "(footnote ingest / remove on the command line, or a cluster job).",
+        )
+        yield  # pragma: no cover
+
+    @contextlib.contextmanager
+    def try_hold(self) -> Iterator[bool]:
+        yield False

@@ -1,17 +1,19 @@
-"""Arrow schemas of the library tables and the versioned ``meta.json`` beside them.
+"""Arrow schemas of the library tables, and the versioned ``meta`` table among them.
 
-The schema version lives in a small JSON file (not a table) so it can be read and
-checked before LanceDB opens anything: a library written by a newer Footnote must
-fail with a clear message instead of being silently misread or damaged.
+The schema version lives in the store itself (a two-column ``meta`` table), so a library
+on object storage carries it and nothing assumes a local folder. It is read and checked
+before any other table is opened: a library written by a newer Footnote must fail with a
+clear message instead of being silently misread or damaged. Libraries from before this
+table kept a ``meta.json`` file beside the tables; it is migrated into the table on open.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -20,7 +22,8 @@ from app.core.errors import StoreError
 logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
-META_FILE = "meta.json"
+META_FILE = "meta.json"  # before schema 1 moved into the store
+META = "meta"
 
 DOCUMENTS = "documents"
 CHUNKS = "chunks"
@@ -58,6 +61,11 @@ CHUNKS_SCHEMA = pa.schema(
 )
 
 
+META_SCHEMA = pa.schema(
+    [pa.field("key", pa.string(), nullable=False), pa.field("value", pa.string())]
+)
+
+
 def vectors_schema(dim: int) -> pa.Schema:
     return pa.schema(
         [
@@ -70,51 +78,75 @@ def vectors_schema(dim: int) -> pa.Schema:
 
 @dataclass
 class Meta:
-    """What is recorded about a library folder besides its tables."""
+    """What is recorded about a library besides its tables."""
 
     schema_version: int = SCHEMA_VERSION
     embedder: str | None = None  # name of the model that produced the stored vectors
     dim: int | None = None
 
 
-def read_meta(root: Path) -> Meta | None:
-    """Meta of the library at ``root``; None for a folder that is not a library yet."""
-    path = root / META_FILE
-    if not path.exists():
-        return None
+def _meta_from(raw: dict[str, Any], where: str) -> Meta:
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        meta = Meta(
+        dim = raw.get("dim")
+        return Meta(
             schema_version=int(raw["schema_version"]),
-            embedder=raw.get("embedder"),
-            dim=raw.get("dim"),
+            embedder=raw.get("embedder") or None,
+            dim=int(dim) if dim not in (None, "") else None,
         )
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError) as exc:
         raise StoreError(
-            f"The library's {META_FILE} at {root} cannot be read ({exc}).",
-            hint="Choose another library folder, or move this one aside to start afresh.",
+            f"The library's meta data at {where} cannot be read ({exc}).",
+            hint="Choose another library, or move this one aside to start afresh.",
         ) from exc
-    return meta
 
 
-def write_meta(root: Path, meta: Meta) -> None:
-    """Write ``meta.json`` atomically (temp file + rename) so a crash never truncates it."""
-    root.mkdir(parents=True, exist_ok=True)
-    tmp = root / (META_FILE + ".tmp")
-    tmp.write_text(json.dumps(asdict(meta), indent=2), encoding="utf-8")
-    os.replace(tmp, root / META_FILE)
+def read_meta(db: Any, where: str, legacy_dir: Path | None = None) -> Meta | None:
+    """Meta of the library in ``db``; None for a place that is not a library yet.
+
+    ``legacy_dir``: a local library folder that may still hold a ``meta.json``.
+    """
+    if META in db.list_tables().tables:
+        rows = db.open_table(META).to_arrow().to_pylist()
+        return _meta_from({r["key"]: r["value"] for r in rows}, where)
+    if legacy_dir is not None and (legacy_dir / META_FILE).exists():
+        try:
+            raw = json.loads((legacy_dir / META_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise StoreError(
+                f"The library's {META_FILE} at {where} cannot be read ({exc}).",
+                hint="Choose another library folder, or move this one aside to start afresh.",
+            ) from exc
+        if not isinstance(raw, dict):
+            raise StoreError(f"The library's {META_FILE} at {where} cannot be read.")
+        return _meta_from(raw, where)
+    return None
 
 
-def check_version(root: Path, meta: Meta) -> Meta:
+def write_meta(db: Any, meta: Meta) -> None:
+    """Upsert every key in one commit (a merge_insert), so a crash never leaves half of it."""
+    values = {k: None if v is None else str(v) for k, v in asdict(meta).items()}
+    table = pa.table({"key": list(values), "value": list(values.values())}, schema=META_SCHEMA)
+    if META not in db.list_tables().tables:
+        db.create_table(META, schema=META_SCHEMA, exist_ok=True)
+    (
+        db.open_table(META)
+        .merge_insert("key")
+        .when_matched_update_all()
+        .when_not_matched_insert_all()
+        .execute(table)
+    )
+
+
+def check_version(db: Any, where: str, meta: Meta, *, writable: bool = True) -> Meta:
     """Refuse libraries from a newer Footnote; migrate older ones in place (none exist yet)."""
     if meta.schema_version > SCHEMA_VERSION:
         raise StoreError(
-            f"The library at {root} was written by a newer version of Footnote "
+            f"The library at {where} was written by a newer version of Footnote "
             f"(schema {meta.schema_version}; this version reads up to {SCHEMA_VERSION}).",
-            hint="Update Footnote, or choose another library folder.",
+            hint="Update Footnote, or choose another library.",
         )
-    if meta.schema_version < SCHEMA_VERSION:  # pragma: no cover - no older schema exists yet
-        logger.info("migrating library %s from schema %s", root, meta.schema_version)
+    if meta.schema_version < SCHEMA_VERSION and writable:  # pragma: no cover - none yet
+        logger.info("migrating library %s from schema %s", where, meta.schema_version)
         meta.schema_version = SCHEMA_VERSION
-        write_meta(root, meta)
+        write_meta(db, meta)
     return meta

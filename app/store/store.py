@@ -16,16 +16,18 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import lancedb
 import numpy as np
 import pyarrow as pa
 from lancedb.index import FTS, HnswSq
 
 from app.core.errors import StoreError
+from app.core.location import is_remote, parse_location, redact
 from app.core.models import Chunk, DocStatus, Document, ParsedDocument, Section
 from app.core.scripts import cjk_terms
 from app.store import recovery
-from app.store.lock import WriterLock
+from app.store.lease import Lease
+from app.store.lock import ReadOnlyLock, WriterLock
+from app.store.objectstore import connect
 from app.store.rows import (
     CHUNK_COLUMNS,
     chunk_table,
@@ -38,6 +40,8 @@ from app.store.schema import (
     CHUNKS_SCHEMA,
     DOCUMENTS,
     DOCUMENTS_SCHEMA,
+    META,
+    META_FILE,
     VECTORS,
     Meta,
     check_version,
@@ -64,43 +68,81 @@ def sql_list(values: Iterable[str]) -> str:
 
 
 class Store:
-    """LanceDB-backed library at ``path``. Thread-safe: writes serialise on a writer lock."""
+    """LanceDB-backed library at a folder or a URI. Thread-safe: writes serialise on a writer
+    lock (a file lock locally, a lease on object storage; none allowed when read-only)."""
 
-    def __init__(self, path: Path | str) -> None:
-        self.path = Path(path).expanduser()
-        self.lock = WriterLock(self.path)
-        try:
-            self.path.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(
-                f"Cannot create the library folder {self.path} ({exc.strerror}).",
-                hint="Choose a folder you can write to (--library or FOOTNOTE_LIBRARY).",
-            ) from exc
-        meta = read_meta(self.path)
-        if meta is None:
-            if any(self.path.glob("*.lance")):
+    def __init__(self, location: Path | str, *, read_only: bool = False) -> None:
+        self.location = parse_location(location)
+        self.remote = is_remote(self.location)
+        self.read_only = read_only
+        self._open = False
+        self.where = redact(self.location)  # for messages and logs: never credentials
+        # The local folder, or None on object storage (nothing may assume a local path).
+        self.path: Path | None = None if self.remote else Path(self.location)
+        if self.path is not None and not read_only:
+            try:
+                self.path.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
                 raise StoreError(
-                    f"{self.path} holds LanceDB tables but no Footnote meta.json.",
+                    f"Cannot create the library folder {self.path} ({exc.strerror}).",
+                    hint="Choose a folder you can write to (--library or FOOTNOTE_LIBRARY).",
+                ) from exc
+        self._db = connect(self.location)
+        names = self._table_names()
+        meta = read_meta(self._db, self.where, legacy_dir=self.path)
+        self.lock: WriterLock | Lease | ReadOnlyLock
+        if read_only:
+            self.lock = ReadOnlyLock(self.where)
+        elif self.remote:
+            self.lock = Lease(str(self.location), self.where, on_acquire=self._sweep_if_open)
+        else:
+            assert self.path is not None
+            self.lock = WriterLock(self.path)
+        if meta is None:
+            if DOCUMENTS in names or CHUNKS in names:
+                raise StoreError(
+                    f"{self.where} holds LanceDB tables but no Footnote meta table.",
                     hint="Choose an empty folder or an existing Footnote library.",
                 )
+            if read_only:
+                raise StoreError(
+                    f"There is no Footnote library at {self.where} yet.",
+                    hint="A writer creates it: footnote ingest PDF... --library " + self.where,
+                )
             meta = Meta()
-            write_meta(self.path, meta)
-        self.meta = check_version(self.path, meta)
-        # interval 0: every read sees the latest committed version, also one written by
-        # another process (the CLI while the app is open); the check costs ~0.2 ms.
-        self._db = lancedb.connect(self.path, read_consistency_interval=timedelta(0))
+            with self.lock.hold():
+                write_meta(self._db, meta)
+        elif META not in names and not read_only:
+            with self.lock.hold():
+                write_meta(self._db, meta)  # a meta.json from before: move it into the store
+            assert self.path is not None
+            (self.path / META_FILE).unlink(missing_ok=True)
+        self.meta = check_version(self._db, self.where, meta, writable=not read_only)
         self._documents = self._open_or_create(DOCUMENTS, DOCUMENTS_SCHEMA)
         self._chunks = self._open_or_create(CHUNKS, CHUNKS_SCHEMA)
-        if not any(ix.index_type == "FTS" for ix in self._chunks.list_indices()):
-            self._chunks.create_index("fts_text", config=FTS(), replace=True)
+        if not read_only and not any(ix.index_type == "FTS" for ix in self._chunks.list_indices()):
+            with self.lock.hold():
+                self._chunks.create_index("fts_text", config=FTS(), replace=True)
         self._vectors = None
         if self.meta.dim and VECTORS in self._table_names():
             self._vectors = self._db.open_table(VECTORS)
+        self._open = True
+        if self.remote or read_only:
+            return  # on object storage the sweep runs when a writer takes the lease
         with self.lock.try_hold() as got:
             if got:
                 recovery.sweep(self)
             else:
-                logger.info("another process is writing to %s; skipping recovery", self.path)
+                logger.info("another process is writing to %s; skipping recovery", self.where)
+
+    def _sweep_if_open(self) -> None:
+        if self._open:
+            recovery.sweep(self)
+
+    def close(self) -> None:
+        """Give back the writer lease of a team library at once (else it goes at exit)."""
+        if isinstance(self.lock, Lease):
+            self.lock.release()
 
     # --- setup -------------------------------------------------------------------------
 
@@ -110,7 +152,10 @@ class Store:
     def _open_or_create(self, name: str, schema: pa.Schema) -> Any:
         if name in self._table_names():
             return self._db.open_table(name)
-        return self._db.create_table(name, schema=schema, exist_ok=True)
+        if self.read_only:
+            raise StoreError(f"The library at {self.where} has no {name} table.")
+        with self.lock.hold():
+            return self._db.create_table(name, schema=schema, exist_ok=True)
 
     def set_embedder(self, name: str, dim: int) -> bool:
         """Record which embedder made the vectors; a different one invalidates them all.
@@ -119,6 +164,14 @@ class Store:
         ``indexed`` and is re-embedded by the next ``embed_pending``).
         """
         if self.meta.embedder == name and self.meta.dim == dim and self._vectors is not None:
+            return False
+        if self.read_only:
+            if self.meta.embedder not in (None, name) or self.meta.dim not in (None, dim):
+                raise StoreError(
+                    f"The library at {self.where} was embedded with {self.meta.embedder}; "
+                    f"this Footnote uses {name}.",
+                    hint="Use the same embedder as the library's writer (--embedder).",
+                )
             return False
         with self.lock.hold():
             dropped = self.meta.embedder is not None and (
@@ -135,15 +188,21 @@ class Store:
                 self._db.create_table(VECTORS, schema=vectors_schema(dim), exist_ok=True)
             self._vectors = self._db.open_table(VECTORS)
             self.meta = Meta(schema_version=self.meta.schema_version, embedder=name, dim=dim)
-            write_meta(self.path, self.meta)
+            write_meta(self._db, self.meta)
             return dropped
 
     # --- writes --------------------------------------------------------------------------
 
-    def add_document(self, parsed: ParsedDocument) -> list[str]:
+    def add_document(
+        self, parsed: ParsedDocument, vectors: np.ndarray | None = None
+    ) -> list[str]:
         """Store a parsed document all-or-nothing; returns ids of documents it replaced.
 
-        Chunks go in first, then one ``merge_insert`` keyed on the file path swaps the
+        ``vectors`` (one per chunk, in order; set_embedder first): the document is stored
+        already embedded ("ready"), as a cluster job does; else it is "indexed" and
+        ``embed_pending`` embeds it later.
+
+        Chunks (and vectors) go in first, then one ``merge_insert`` keyed on the file path swaps the
         documents row (old document out, new one in, in a single commit). The old
         document's chunks and vectors are orphans from that instant and are deleted
         right after (or by the next open's sweep, if we die first).
@@ -155,11 +214,13 @@ class Store:
             self._delete_rows(doc.doc_id)  # leftovers of an earlier failed attempt
             if parsed.chunks:
                 self._chunks.add(chunk_table(doc.title, parsed.chunks))
+            if vectors is not None:
+                self.add_vectors(doc.doc_id, [c.chunk_id for c in parsed.chunks], vectors)
             replaced = [d.doc_id for d in self.find_by_path(doc.file)]
             row = doc.model_copy(
                 update={
                     "chunks": len(parsed.chunks),
-                    "status": "indexed",
+                    "status": "ready" if vectors is not None else "indexed",
                     "ingested_at": doc.ingested_at or datetime.now(UTC),
                 }
             )

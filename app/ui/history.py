@@ -1,7 +1,9 @@
 """Conversation history on disk: the completed ``Answer`` dumps, newest last, in one JSON file.
 
 Why JSON of the contract model: the same object the CLI prints with ``--json``, so history
-survives restarts and stays readable by people and tools. Lives in the library folder.
+survives restarts and stays readable by people and tools. Lives in the library folder; for
+a team library on object storage it stays per user on this desktop (it is one person's
+conversation, and the desktop opens that library read-only).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import logging
 import os
 from pathlib import Path
 
+from app.core.config import user_state_dir
+from app.core.location import is_remote, location_key
 from app.core.models import Answer
 
 logger = logging.getLogger(__name__)
@@ -19,11 +23,13 @@ FILE_NAME = "conversation.json"
 LIMIT = 200
 
 
-def history_path(library: Path) -> Path:
+def history_path(library: Path | str) -> Path:
+    if is_remote(library):
+        return user_state_dir() / "team-libraries" / location_key(library) / FILE_NAME
     return Path(library) / FILE_NAME
 
 
-def load_history(library: Path) -> list[Answer]:
+def load_history(library: Path | str) -> list[Answer]:
     path = history_path(library)
     if not path.is_file():
         return []
@@ -42,7 +48,7 @@ def load_history(library: Path) -> list[Answer]:
     return out[-LIMIT:]
 
 
-def save_history(library: Path, answers: list[Answer]) -> None:
+def save_history(library: Path | str, answers: list[Answer]) -> None:
     """Write atomically (temp file + replace) so a crash never leaves half a file."""
     path = history_path(library)
     try:

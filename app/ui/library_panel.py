@@ -164,9 +164,12 @@ class LibraryPanel(QWidget):
         self._unchecked: set[str] = set()
         self.confirm_remove: Callable[[Document], bool] = self._confirm
 
+        self.read_only = False
         title = QLabel("Library")
         title.setObjectName("panelTitle")
+        self.title = title
         add = QToolButton()
+        self.add_tool = add
         add.setIcon(icon("add"))
         add.setToolTip("Add PDFs… (Ctrl+O)")
         add.setAccessibleName("Add PDFs")
@@ -199,6 +202,7 @@ class LibraryPanel(QWidget):
         delete.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         delete.triggered.connect(self.remove_selected)
         self.list.addAction(delete)
+        self.delete_action = delete
 
         self.scope = QLabel("")
         self.scope.setObjectName("mutedLabel")
@@ -257,6 +261,19 @@ class LibraryPanel(QWidget):
         self.import_slot.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(self.import_slot)
         self._update_scope()
+
+    def set_read_only(self, read_only: bool) -> None:
+        """A team library opened read-only: say so, and offer no import or removal."""
+        self.read_only = read_only
+        self.title.setText("Team library (read-only)" if read_only else "Library")
+        self.title.setToolTip(
+            "Shared library on object storage; its writer imports and removes documents."
+            if read_only
+            else ""
+        )
+        self.add_tool.setVisible(not read_only)
+        self.drop_zone.add_button.setVisible(not read_only)
+        self.delete_action.setEnabled(not read_only)
 
     # --- data --------------------------------------------------------------------
     def set_loading(self) -> None:
@@ -347,8 +364,9 @@ class LibraryPanel(QWidget):
         menu = QMenu(self)
         menu.addAction("Open", lambda: self.open_requested.emit(item.data(DOC_ROLE)))
         menu.addAction("Ask only this document", lambda: self._only(item.data(DOC_ROLE)))
-        menu.addSeparator()
-        menu.addAction(icon("trash"), "Remove from library…", self.remove_selected)
+        if not self.read_only:
+            menu.addSeparator()
+            menu.addAction(icon("trash"), "Remove from library…", self.remove_selected)
         menu.exec(self.list.viewport().mapToGlobal(pos))  # type: ignore[arg-type]
 
     def _only(self, doc_id: str) -> None:
@@ -356,6 +374,8 @@ class LibraryPanel(QWidget):
             self.set_checked(d.doc_id, d.doc_id == doc_id)
 
     def remove_selected(self) -> None:
+        if self.read_only:
+            return
         for doc_id in self.selected_doc_ids():
             doc = next((d for d in self.documents if d.doc_id == doc_id), None)
             if doc is not None and self.confirm_remove(doc):

@@ -150,6 +150,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self._restore_state()
         self._load_history()
+        self._show_read_only()
 
     # --- construction ------------------------------------------------------------------
     def _build_menus(self) -> None:
@@ -288,7 +289,16 @@ class MainWindow(QMainWindow):
         self.session.start()
 
     # --- library -------------------------------------------------------------------
+    def _show_read_only(self) -> None:
+        """A team library on a desktop is read-only: no import, removal or dropping of files."""
+        ro = self.session.read_only
+        self.library.set_read_only(ro)
+        self.act_add.setVisible(not ro)
+        self.setAcceptDrops(not ro)
+        self.setWindowTitle("Footnote — Team library (read-only)" if ro else "Footnote")
+
     def _session_ready(self) -> None:
+        self._show_read_only()
         self._resumed_embedding = False
         self.model_label.setText("Library open")
         self.messages.dismiss("opening")
@@ -304,7 +314,7 @@ class MainWindow(QMainWindow):
         self._scope_changed()
         if docs:
             self.messages.dismiss("empty-library")
-        if not self._resumed_embedding and self.ingest_job is None:
+        if not self._resumed_embedding and self.ingest_job is None and not self.session.read_only:
             self._resumed_embedding = True  # once per start: finish an interrupted import
             self.session.embed_pending()
 
@@ -345,7 +355,7 @@ class MainWindow(QMainWindow):
         self.ingest(found)
 
     def ingest(self, paths: list[Path]) -> None:
-        if not paths:
+        if not paths or self.session.read_only:
             return
         if self.session.library is None:
             self._pending_paths.extend(paths)

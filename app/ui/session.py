@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.core.config import Settings
 from app.core.errors import Cancelled, FootnoteError
+from app.core.location import is_remote
 from app.core.models import Answer, Document, IngestResult
 from app.core.progress import Progress
 from app.ui.ingest_process import ingest_in_subprocess, subprocess_supported
@@ -29,6 +30,14 @@ if TYPE_CHECKING:
     from app.services.library import Library
 
 logger = logging.getLogger(__name__)
+
+
+def desktop_settings(settings: Settings) -> Settings:
+    """Desktops open a team library (on object storage) read-only unless told otherwise
+    (FOOTNOTE_READ_ONLY=false); the CLI or a cluster job is its writer."""
+    if settings.read_only is not None:
+        return settings
+    return settings.model_copy(update={"read_only": is_remote(settings.library)})
 
 
 @dataclass
@@ -51,7 +60,7 @@ class Session(QObject):
 
     def __init__(self, settings: Settings, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.settings = settings
+        self.settings = desktop_settings(settings)
         self.runner = JobRunner(self)
         self.library: Library | None = None
         self.asker: AskService | None = None
@@ -64,6 +73,10 @@ class Session(QObject):
         # 5 ms) lets the GUI thread take the GIL back sooner, keeping the window fluid.
         sys.setswitchinterval(0.001)
 
+    @property
+    def read_only(self) -> bool:
+        return bool(self.settings.read_only)
+
     # --- start-up ------------------------------------------------------------------
     def start(self) -> None:
         """Create the services off the GUI thread (imports LanceDB etc.), then warm up the model."""
@@ -72,7 +85,8 @@ class Session(QObject):
             from app.services.ask import AskService
             from app.services.library import Library
 
-            self.settings.library.mkdir(parents=True, exist_ok=True)
+            if isinstance(self.settings.library, Path) and not self.read_only:
+                self.settings.library.mkdir(parents=True, exist_ok=True)
             lib = Library(self.settings)
             return lib, AskService(lib, self.settings)
 
@@ -92,7 +106,7 @@ class Session(QObject):
 
     def reopen(self, settings: Settings) -> None:
         """Library folder or embedder changed: build fresh services for the new settings."""
-        self.settings = settings
+        self.settings = desktop_settings(settings)
         self.library = None
         self.asker = None
         self.model_loaded = False

@@ -12,12 +12,13 @@ import numpy as np
 import pytest
 
 from app.core.charmap import CharMap, Piece
-from app.core.errors import StoreError
+from app.core.errors import ReadOnlyLibraryError, StoreError
 from app.core.models import Chunk, Document, ParsedDocument, Section
 from app.store import SCHEMA_VERSION, Store
 from app.store import store as store_mod
 from app.store.lock import WriterLock
 from app.store.rows import chunk_table
+from app.store.schema import META, Meta, read_meta, write_meta
 
 pytestmark = pytest.mark.unit
 
@@ -148,8 +149,8 @@ def test_changing_embedder_drops_vectors_and_requeues(store: Store) -> None:
     assert store.set_embedder("other", 4) is True
     assert store.count_vectors() == 0
     assert [d.doc_id for d in store.pending_embeddings()] == ["a" * 16]
-    meta = json.loads((store.path / "meta.json").read_text())
-    assert (meta["embedder"], meta["dim"]) == ("other", 4)
+    reopened = Store(store.location)
+    assert (reopened.meta.embedder, reopened.meta.dim) == ("other", 4)
 
 
 def test_replace_by_path_swaps_document_and_drops_old_rows(store: Store) -> None:
@@ -197,19 +198,44 @@ def test_reopen_sweeps_uncommitted_and_incomplete_documents(tmp_path: Path) -> N
 
 def test_schema_version_is_checked(tmp_path: Path) -> None:
     lib = tmp_path / "lib"
-    Store(lib)
-    meta = json.loads((lib / "meta.json").read_text())
-    assert meta["schema_version"] == SCHEMA_VERSION
-    meta["schema_version"] = SCHEMA_VERSION + 1
-    (lib / "meta.json").write_text(json.dumps(meta))
+    db = Store(lib)._db
+    assert read_meta(db, "lib").schema_version == SCHEMA_VERSION
+    write_meta(db, Meta(schema_version=SCHEMA_VERSION + 1))
     with pytest.raises(StoreError, match="newer version of Footnote"):
         Store(lib)
-    (lib / "meta.json").write_text("{not json")
+    db.open_table(META).update(where="key = 'schema_version'", values={"value": "x"})
     with pytest.raises(StoreError, match="cannot be read"):
         Store(lib)
-    (lib / "meta.json").unlink()
-    with pytest.raises(StoreError, match="no Footnote meta.json"):
+    db.drop_table(META)
+    with pytest.raises(StoreError, match="no Footnote meta table"):
         Store(lib)
+
+
+def test_meta_json_of_an_older_library_moves_into_the_store(tmp_path: Path) -> None:
+    lib = tmp_path / "lib"
+    s = Store(lib)
+    s.set_embedder("fake", DIM)
+    s._db.drop_table(META)
+    (lib / "meta.json").write_text(
+        json.dumps({"schema_version": SCHEMA_VERSION, "embedder": "fake", "dim": DIM})
+    )
+    reopened = Store(lib)
+    assert (reopened.meta.embedder, reopened.meta.dim) == ("fake", DIM)
+    assert not (lib / "meta.json").exists()
+    assert read_meta(reopened._db, "lib").embedder == "fake"
+
+
+def test_read_only_store_refuses_writes_and_needs_an_existing_library(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no Footnote library"):
+        Store(tmp_path / "none", read_only=True)
+    Store(tmp_path / "lib").add_document(make_doc("a" * 16, "/a.pdf", ["kept"]))
+    ro = Store(tmp_path / "lib", read_only=True)
+    assert [d.doc_id for d in ro.documents()] == ["a" * 16]
+    with pytest.raises(ReadOnlyLibraryError, match="read-only"):
+        ro.add_document(make_doc("b" * 16, "/b.pdf", ["no"]))
+    with pytest.raises(ReadOnlyLibraryError):
+        ro.remove("a" * 16)
+    assert ro.set_embedder("fake", DIM) is False  # nothing embedded yet: nothing to refuse
 
 
 def test_unwritable_library_folder_is_a_store_error(tmp_path: Path) -> None:

@@ -1,0 +1,304 @@
+"""Bulk ingestion on a Ray cluster: parse, chunk and embed on the workers, commit here.
+
+Why this split: parsing and embedding are the expensive, independent part of an import
+(seconds per document) and spread over any number of workers; committing is cheap and
+must follow the library's all-or-nothing rule and its one-writer lease, so it stays in
+this process, one document at a time: chunks, then vectors, then the ``documents`` row
+(the commit marker). A worker that dies, or a Ctrl-C, therefore never leaves a
+half-visible document; the next run redoes what was not committed.
+
+Each worker is a Ray actor that loads the embedder once and then serves many files. The
+PDF's bytes travel through Ray's object store, so workers on other machines need no
+shared file system. Ray is optional (``pip install 'footnote[cluster]'``); the desktop
+app never imports this module.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from app.core.errors import Cancelled, FootnoteError, IngestError
+from app.core.models import IngestResult, ParsedDocument
+from app.core.progress import CancelToken, Progress, ProgressCallback, no_progress
+
+logger = logging.getLogger(__name__)
+
+INSTALL_HINT = "Install the cluster extra: pip install 'footnote[cluster]' (it adds Ray)."
+POLL_S = 0.2  # how often the driver checks for Ctrl-C while waiting on workers
+
+
+class RayMissingError(FootnoteError):
+    code = "ray_missing"
+
+
+def import_ray() -> Any:
+    """Ray, or a clear message saying how to get it."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise RayMissingError(
+            "--ray needs Ray, which is not installed.", hint=INSTALL_HINT
+        ) from exc
+    return ray
+
+
+@dataclass
+class Prepared:
+    """What a worker sends back for one file: a parsed, embedded document or a failure."""
+
+    index: int
+    parsed: ParsedDocument | None = None
+    vectors: np.ndarray | None = None
+    embedder: tuple[str, int] | None = None  # (name, dim) of the embedder that made vectors
+    error: str | None = None
+    error_code: str | None = None
+    seconds: float = 0.0
+
+
+class IngestWorker:
+    """A Ray actor body: owns one embedder, loaded on the first file, kept for all others."""
+
+    def __init__(self, embedder_path: str | None, threads: int) -> None:
+        from app.core.logs import setup_logging
+
+        setup_logging(console=False)
+        self._embedder_path = embedder_path
+        self._threads = threads
+        self._embedder: Any = None
+
+    def _embed(self, texts: list[str]) -> tuple[np.ndarray, tuple[str, int]]:
+        if self._embedder is None:
+            from app.retrieval import SentenceTransformerEmbedder
+
+            self._embedder = SentenceTransformerEmbedder(self._embedder_path, threads=self._threads)
+        emb = self._embedder
+        vecs = emb.embed(texts) if texts else np.zeros((0, emb.dim), dtype=np.float32)
+        return np.asarray(vecs, dtype=np.float32), (emb.name, emb.dim)
+
+    def prepare(self, index: int, name: str, data: bytes) -> Prepared:
+        from app.ingest import parse_pdf
+        from app.services.library import embedding_text
+
+        t0 = time.perf_counter()
+        try:
+            with tempfile.TemporaryDirectory(prefix="footnote-") as tmp:
+                path = Path(tmp) / name  # same base name: error messages name the user's file
+                path.write_bytes(data)
+                parsed = parse_pdf(path)
+            doc = parsed.document
+            texts = [embedding_text(doc.title, c.section, c.text) for c in parsed.chunks]
+            vectors, embedder = self._embed(texts)
+            return Prepared(index, parsed, vectors, embedder, seconds=time.perf_counter() - t0)
+        except IngestError as exc:
+            return Prepared(index, error=exc.user_text(), error_code=exc.code)
+        except FootnoteError as exc:
+            return Prepared(index, error=exc.user_text(), error_code=exc.code)
+        except Exception as exc:  # noqa: BLE001 - one bad file must never stop the others
+            logger.exception("unexpected error preparing %s", name)
+            return Prepared(
+                index,
+                error=f"Unexpected error while adding {name}: {exc}",
+                error_code="internal_error",
+            )
+
+
+def _repo_root() -> str:
+    """The folder holding the ``app`` package, so workers of a local cluster import this code."""
+    import app
+
+    return str(Path(app.__file__).resolve().parent.parent)
+
+
+def start_ray(address: str | None, workers: int | None) -> tuple[Any, bool]:
+    """Connect to ``address`` (``auto``, ``ray://host:port``) or start a local cluster.
+
+    Returns (ray, started): ``started`` means we own the local cluster and shut it down.
+    """
+    ray = import_ray()
+    if ray.is_initialized():
+        return ray, False
+    kwargs: dict[str, Any] = {
+        "include_dashboard": False,
+        "logging_level": logging.WARNING,
+        "log_to_driver": False,
+        "configure_logging": False,
+    }
+    if address:
+        ray.init(address=address, **kwargs)
+        return ray, True
+    ray.init(
+        num_cpus=workers or os.cpu_count() or 1,
+        runtime_env={
+            "env_vars": {
+                "PYTHONPATH": _repo_root(),
+                "HF_HUB_OFFLINE": "1",
+                "TRANSFORMERS_OFFLINE": "1",
+            }
+        },
+        **kwargs,
+    )
+    return ray, True
+
+
+class RayIngest:
+    """One bulk import on Ray into a Library (the driver side)."""
+
+    def __init__(
+        self,
+        library: Any,
+        *,
+        address: str | None = None,
+        workers: int | None = None,
+        threads_per_worker: int = 1,
+    ) -> None:
+        self.library = library
+        self.address = address
+        self.workers = workers
+        self.threads_per_worker = threads_per_worker
+        self.stats: dict[str, float] = {}
+
+    def run(
+        self,
+        paths: Sequence[Path | str],
+        *,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> list[IngestResult]:
+        """Ingest ``paths``; one result per file handled, in order (on cancel: those done)."""
+        from app.services.library import expand_paths
+
+        progress = on_progress or no_progress
+        files = expand_paths(paths)
+        results: dict[int, IngestResult] = {}
+        store = self.library.store
+        # The writer lock (a lease on object storage) for the whole run: a second writer is
+        # refused before any work is spread over the cluster.
+        with store.lock.hold():
+            todo = self._skip_unchanged(files, results)
+            if todo:
+                ray, started = start_ray(self.address, self.workers)
+                try:
+                    self._run_on_ray(ray, files, todo, results, progress, cancel)
+                finally:
+                    if started:
+                        ray.shutdown()
+            progress(Progress("file", len(results), len(files)))
+            if any(r.status in ("added", "updated") for r in results.values()):
+                store.optimize()
+        return [results[i] for i in sorted(results)]
+
+    # --- driver ---------------------------------------------------------------------------
+
+    def _skip_unchanged(self, files: list[Path], results: dict[int, IngestResult]) -> list[int]:
+        """Files whose content is already in the library need no worker at all."""
+        from app.ingest import file_sha
+
+        store = self.library.store
+        todo = []
+        for i, path in enumerate(files):
+            try:
+                known = store.get_document(file_sha(path))
+            except IngestError as exc:
+                results[i] = _failed(str(path), exc.user_text(), exc.code)
+                continue
+            if known is not None and known.status == "ready":
+                results[i] = _result(
+                    str(path), "unchanged", known.doc_id, known.pages, known.chunks
+                )
+            else:
+                todo.append(i)
+        return todo
+
+    def _run_on_ray(
+        self,
+        ray: Any,
+        files: list[Path],
+        todo: list[int],
+        results: dict[int, IngestResult],
+        progress: ProgressCallback,
+        cancel: CancelToken | None,
+    ) -> None:
+        n_workers = max(
+            1, min(self.workers or int(ray.cluster_resources().get("CPU", 1)), len(todo))
+        )
+        actor_cls = ray.remote(num_cpus=self.threads_per_worker)(IngestWorker)
+        embedder = str(self.library.settings.embedder) if self.library.settings.embedder else None
+        actors = [actor_cls.remote(embedder, self.threads_per_worker) for _ in range(n_workers)]
+        queue = list(todo)
+        in_flight: dict[Any, tuple[int, Any]] = {}  # ref -> (file index, actor)
+        idle = list(actors)
+        t0 = time.perf_counter()
+        pages = 0
+        try:
+            while queue or in_flight:
+                while queue and idle:
+                    i = queue.pop(0)
+                    actor = idle.pop()
+                    data = files[i].read_bytes()  # one file per worker in flight: bounded memory
+                    in_flight[actor.prepare.remote(i, files[i].name, data)] = (i, actor)
+                if cancel is not None and cancel.cancelled:
+                    raise Cancelled()
+                ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=POLL_S)
+                for ref in ready:
+                    i, actor = in_flight.pop(ref)
+                    try:
+                        prepared: Prepared = ray.get(ref)
+                    except Exception as exc:  # noqa: BLE001 - a dead worker fails its file only
+                        logger.warning("worker failed on %s: %s", files[i], exc)
+                        results[i] = _failed(
+                            str(files[i]), f"A cluster worker failed: {exc}", "worker_failed"
+                        )
+                        actor = actor_cls.remote(embedder, self.threads_per_worker)
+                    else:
+                        results[i] = self._commit(files[i], prepared)
+                        pages += results[i].pages if results[i].status != "failed" else 0
+                    idle.append(actor)
+                    progress(Progress("file", len(results), len(files), file=str(files[i])))
+        except Cancelled:
+            logger.info("ray ingest cancelled with %d files in flight", len(in_flight))
+            for ref in in_flight:
+                ray.cancel(ref, force=True)
+        finally:
+            for actor in actors + idle:
+                ray.kill(actor, no_restart=True)
+        seconds = time.perf_counter() - t0
+        self.stats = {"workers": n_workers, "pages": pages, "seconds": round(seconds, 3)}
+
+    def _commit(self, path: Path, prepared: Prepared) -> IngestResult:
+        """Write one prepared document all-or-nothing (under the writer lock / lease)."""
+        name = str(path)
+        if prepared.parsed is None:
+            return _failed(name, prepared.error or "Unknown error.", prepared.error_code)
+        store = self.library.store
+        parsed = prepared.parsed
+        doc = parsed.document.model_copy(update={"file": name})
+        parsed = parsed.model_copy(update={"document": doc})
+        try:
+            with store.lock.hold():
+                if prepared.embedder is not None:
+                    store.set_embedder(*prepared.embedder)
+                known = store.get_document(doc.doc_id)
+                if known is not None:  # indexed earlier without vectors: replace it whole
+                    store.remove(doc.doc_id)
+                replaced = store.add_document(parsed, vectors=prepared.vectors)
+        except FootnoteError as exc:
+            return _failed(name, exc.user_text(), exc.code)
+        status = "updated" if replaced else "added"
+        return _result(name, status, doc.doc_id, doc.pages, len(parsed.chunks))
+
+
+def _result(name: str, status: Any, doc_id: str, pages: int, chunks: int) -> IngestResult:
+    return IngestResult(file=name, status=status, doc_id=doc_id, pages=pages, chunks=chunks)
+
+
+def _failed(name: str, error: str, code: str | None) -> IngestResult:
+    return IngestResult(file=name, status="failed", error=error, error_code=code)
