@@ -14,6 +14,9 @@ import pytest
 
 DATA = Path(__file__).parent / "data"
 
+# The S3-compatible test server (moto) for team-library tests: fixtures s3_server, s3_library.
+pytest_plugins = ["tests.s3_server"]
+
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -57,8 +57,11 @@ def _keys() -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def s3_server() -> Iterator[S3Server]:
+    import logging
+
     from moto.server import ThreadedMotoServer
 
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request otherwise
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()

@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         return common.EXIT_USAGE
     try:
         library = common.open_library(args)
+        library.store.claim_writer()
         if args.ray is not None:
             return _run_on_ray(args, library, bar, t0)
         with common.cancel_on_sigint() as cancel:

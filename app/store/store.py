@@ -135,6 +135,13 @@ class Store:
             else:
                 logger.info("another process is writing to %s; skipping recovery", self.where)
 
+    def claim_writer(self) -> None:
+        """Become this library's writer now (a team library's lease; a no-op locally), so a
+        command that will write refuses at once, before any work, if another writer runs."""
+        if isinstance(self.lock, Lease):
+            with self.lock.hold():
+                pass
+
     def _sweep_if_open(self) -> None:
         if self._open:
             recovery.sweep(self)
