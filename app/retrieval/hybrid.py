@@ -150,7 +150,9 @@ class HybridRetriever:
         order = sorted(scores, key=lambda c: -scores[c])
         pool = order[: max(3 * top_k, top_k + 16)]
         t = time.perf_counter()
-        chunks = {c.chunk_id: c for c in self.store.get_chunks(pool)}
+        # Only chunks of committed documents: a writer in another process (or one killed
+        # mid-document) may have chunks in the tables whose commit marker is not there yet.
+        chunks = {c.chunk_id: c for c in self.store.get_chunks(pool) if c.doc_id in docs}
         timings["fetch"] = _ms(t)
         if p.title_boost or p.coverage_boost:
             for cid, c in chunks.items():
