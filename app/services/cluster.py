@@ -102,7 +102,7 @@ class IngestWorker:
             return Prepared(index, error=exc.user_text(), error_code=exc.code)
         except FootnoteError as exc:
             return Prepared(index, error=exc.user_text(), error_code=exc.code)
-        except Exception as exc:  # noqa: BLE001 - one bad file must never stop the others
+        except Exception as exc:
             logger.exception("unexpected error preparing %s", name)
             return Prepared(
                 index,

@@ -92,8 +92,9 @@ def open_object_store(location: str) -> Any:
         config["endpoint"] = opts["aws_endpoint"]
     if "aws_region" in opts:
         config["region"] = opts["aws_region"]
-    client = {"allow_http": True} if opts.get("allow_http") == "true" else None
-    return from_url(location, config=config or None, client_options=client)
+    client: Any = {"allow_http": True} if opts.get("allow_http") == "true" else None
+    s3_config: Any = config or None  # keys of obstore's S3Config (a TypedDict)
+    return from_url(location, config=s3_config, client_options=client)
 
 
 class Lease:
@@ -281,7 +282,7 @@ class Lease:
                     self._os, self._name(self._epoch), self._grant(time.time() + self.ttl_s)
                 )
                 self._renewed_at = started
-            except Exception:  # noqa: BLE001 - a failed renewal is retried; expiry is the limit
+            except Exception:
                 logger.warning("could not renew the writer lease; retrying", exc_info=True)
 
     def release(self) -> None:
