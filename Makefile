@@ -53,6 +53,7 @@ bench: setup
 	$(BIN)/python -m tests.bench.bench_ingest
 	$(BIN)/python -m app.validation.bench
 	$(BIN)/python -m tests.bench.bench_gui_lag
+	$(BIN)/python -m tests.bench.bench_team
 
 # Answer quality per development set: make eval [SET=manuals|mixed|all] [EVAL_ARGS=--retrieval-only]
 SET ?= all

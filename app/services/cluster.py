@@ -74,12 +74,16 @@ class IngestWorker:
         self._embedder_path = embedder_path
         self._threads = threads
         self._embedder: Any = None
+        self.load_seconds = 0.0
 
     def _embed(self, texts: list[str]) -> tuple[np.ndarray, tuple[str, int]]:
         if self._embedder is None:
             from app.retrieval import SentenceTransformerEmbedder
 
+            t0 = time.perf_counter()
             self._embedder = SentenceTransformerEmbedder(self._embedder_path, threads=self._threads)
+            self._embedder.embed(["warm up"])  # loads torch and the weights, once per worker
+            self.load_seconds = time.perf_counter() - t0
         emb = self._embedder
         vecs = emb.embed(texts) if texts else np.zeros((0, emb.dim), dtype=np.float32)
         return np.asarray(vecs, dtype=np.float32), (emb.name, emb.dim)
@@ -96,8 +100,10 @@ class IngestWorker:
                 parsed = parse_pdf(path)
             doc = parsed.document
             texts = [embedding_text(doc.title, c.section, c.text) for c in parsed.chunks]
+            loaded = self._embedder is not None
             vectors, embedder = self._embed(texts)
-            return Prepared(index, parsed, vectors, embedder, seconds=time.perf_counter() - t0)
+            seconds = time.perf_counter() - t0 - (0.0 if loaded else self.load_seconds)
+            return Prepared(index, parsed, vectors, embedder, seconds=seconds)
         except IngestError as exc:
             return Prepared(index, error=exc.user_text(), error_code=exc.code)
         except FootnoteError as exc:
@@ -238,6 +244,8 @@ class RayIngest:
         idle = list(actors)
         t0 = time.perf_counter()
         pages = 0
+        worker_seconds = 0.0  # time the workers spent parsing + embedding (after start-up)
+        commit_seconds = 0.0
         try:
             while queue or in_flight:
                 while queue and idle:
@@ -259,7 +267,10 @@ class RayIngest:
                         )
                         actor = actor_cls.remote(embedder, self.threads_per_worker)
                     else:
+                        tc = time.perf_counter()
                         results[i] = self._commit(files[i], prepared)
+                        commit_seconds += time.perf_counter() - tc
+                        worker_seconds += prepared.seconds
                         pages += results[i].pages if results[i].status != "failed" else 0
                     idle.append(actor)
                     progress(Progress("file", len(results), len(files), file=str(files[i])))
@@ -271,7 +282,13 @@ class RayIngest:
             for actor in actors + idle:
                 ray.kill(actor, no_restart=True)
         seconds = time.perf_counter() - t0
-        self.stats = {"workers": n_workers, "pages": pages, "seconds": round(seconds, 3)}
+        self.stats = {
+            "workers": n_workers,
+            "pages": pages,
+            "seconds": round(seconds, 3),
+            "worker_seconds": round(worker_seconds, 3),
+            "commit_seconds": round(commit_seconds, 3),
+        }
 
     def _commit(self, path: Path, prepared: Prepared) -> IngestResult:
         """Write one prepared document all-or-nothing (under the writer lock / lease)."""

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.config import Settings
+from app.core.location import parse_location
 from app.core.resources import DEFAULT_CHAT_MODEL_NAME, DEFAULT_EMBEDDER_NAME
 from app.generation.gguf_header import NotGGUFError, read_gguf
 from app.generation.local_models import LocalModel, find_local_models
@@ -118,6 +119,10 @@ class SettingsDialog(QDialog):
 
         self.library = QLineEdit(str(settings.library))
         self.library.setAccessibleName("Library folder")
+        self.library.setToolTip(
+            "A folder, or a team library on object storage such as s3://bucket/prefix "
+            "(credentials from the usual AWS_* variables or profile files)."
+        )
         browse_lib = QPushButton("Choose folder…")
         browse_lib.clicked.connect(self._pick_library)
 
@@ -202,7 +207,9 @@ class SettingsDialog(QDialog):
     def result_settings(self) -> Settings:
         model = self.model.currentData() or None
         emb = self.embedder.text().strip() or None
-        lib = self.library.text().strip() or str(self.base.library)
+        lib = parse_location(self.library.text().strip() or str(self.base.library))
+        # A new library gets the desktop's default again (a team library opens read-only).
+        read_only = self.base.read_only if lib == self.base.library else None
         return self.base.model_copy(
             update={
                 "model": Path(model) if model else None,
@@ -210,7 +217,8 @@ class SettingsDialog(QDialog):
                 "top_k": self.top_k.value(),
                 "temperature": round(self.temperature.value(), 2),
                 "n_ctx": self.n_ctx.value(),
-                "library": Path(lib).expanduser(),
+                "library": lib,
+                "read_only": read_only,
                 "ocr": self.ocr.isChecked(),
             }
         )
