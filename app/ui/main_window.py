@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -31,7 +31,8 @@ from PySide6.QtWidgets import (
 from app.core.config import Settings
 from app.core.models import Answer, Citation, Document, Source
 from app.core.progress import Progress
-from app.ui import render
+from app.ui import render, window_state
+from app.ui.columns import MIN_WIDTH, Columns
 from app.ui.conversation import ConversationPanel
 from app.ui.dialogs import ShortcutsDialog, show_about
 from app.ui.history import load_history, save_history
@@ -39,7 +40,7 @@ from app.ui.import_panel import ImportPanel
 from app.ui.library_panel import LibraryPanel
 from app.ui.message_bar import MessageBar
 from app.ui.pdf_viewer import PdfViewer
-from app.ui.prefs import forget_model, qsettings, remember_model, save_settings
+from app.ui.prefs import forget_model, remember_model, save_settings
 from app.ui.session import IngestOutcome, Session, describe_error
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.sources_panel import SourcesPanel
@@ -48,10 +49,6 @@ from app.ui.workers import Job
 
 logger = logging.getLogger(__name__)
 
-# Narrowest useful width of each column; a side column that does not fit is hidden (View menu).
-MIN_WIDTH = {"left": 230, "conversation": 340, "viewer": 340}
-# The empty viewer (only a hint) is shown only on windows at least this wide.
-EMPTY_VIEWER_WIDTH = 1100
 
 ASK_PHASES = {
     "retrieve": "Searching your documents…",
@@ -112,16 +109,10 @@ class MainWindow(QMainWindow):
         for s in (self.left, self.main_split):
             s.setChildrenCollapsible(False)
             s.setHandleWidth(1)
-        self.left.setMinimumWidth(MIN_WIDTH["left"])
-        self.conversation.setMinimumWidth(MIN_WIDTH["conversation"])
-        self.viewer.setMinimumWidth(MIN_WIDTH["viewer"])
-        # The window may shrink below the three columns' widths: _fit_panels then hides a
-        # side column instead of the window refusing to shrink (or clipping).
+        # The window may shrink below the three columns' widths: Columns then hides a side
+        # column instead of the window refusing to shrink (or clipping).
         self.main_split.setMinimumWidth(MIN_WIDTH["conversation"])
-        # Side panels shown when there is room, most recently wanted first (see _fit_panels).
-        self._panel_priority = ["left", "viewer"]
-        self._hidden_by_user: set[str] = set()
-        self._viewer_requested = False  # an empty viewer is shown only when asked for
+        self.conversation.setMinimumWidth(MIN_WIDTH["conversation"])
         central = QWidget()
         lay = QVBoxLayout(central)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -147,8 +138,14 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.docs_label)
 
         self._build_menus()
+        self.columns = Columns(
+            self,
+            {"left": self.left, "viewer": self.viewer},
+            {"left": self.act_left, "viewer": self.act_viewer},
+            viewer_empty=lambda: self.viewer.current_doc is None,
+        )
         self._connect()
-        self._restore_state()
+        window_state.restore(self, self._splitters())
         self._load_history()
         self._show_read_only()
 
@@ -206,47 +203,16 @@ class MainWindow(QMainWindow):
 
     # --- responsive columns ------------------------------------------------------------
     def set_panel(self, name: str, on: bool) -> None:
-        """Show (the most recently wanted side column wins the room) or hide a side column."""
-        if name == "viewer":
-            self._viewer_requested = on
-        if on:
-            self._hidden_by_user.discard(name)
-            self._panel_priority.remove(name)
-            self._panel_priority.insert(0, name)
-        else:
-            self._hidden_by_user.add(name)
-        self._fit_panels()
-
-    def _panel_widget(self, name: str) -> QWidget:
-        return self.left if name == "left" else self.viewer
-
-    def _fit_panels(self) -> None:
-        """Hide side columns that do not fit next to the conversation, so nothing is clipped."""
-        avail = self.width()
-        used = MIN_WIDTH["conversation"]
-        for name in self._panel_priority:
-            wanted = name not in self._hidden_by_user
-            if name == "viewer" and self.viewer.current_doc is None and not self._viewer_requested:
-                wanted = wanted and avail >= EMPTY_VIEWER_WIDTH
-            fits = used + MIN_WIDTH[name] + 2 <= avail
-            show = wanted and fits
-            if show:
-                used += MIN_WIDTH[name] + 2
-            widget = self._panel_widget(name)
-            if widget.isVisibleTo(self.main_split) != show:
-                widget.setVisible(show)
-            act = self.act_left if name == "left" else self.act_viewer
-            act.blockSignals(True)
-            act.setChecked(show)
-            act.blockSignals(False)
+        """Show or hide a side column ("left" or "viewer"); see app/ui/columns.py."""
+        self.columns.want(name, on)
 
     def resizeEvent(self, e: object) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(e)  # type: ignore[arg-type]
-        self._fit_panels()
+        self.columns.fit()
 
     def showEvent(self, e: object) -> None:  # noqa: N802 - Qt override
         super().showEvent(e)  # type: ignore[arg-type]
-        self._fit_panels()
+        self.columns.fit()
 
     def _connect(self) -> None:
         s = self.session
@@ -669,44 +635,10 @@ class MainWindow(QMainWindow):
             self.sources.show_answer(last)
             self.conversation.scroll_to_bottom()
 
-    def _restore_state(self) -> None:
-        qs = qsettings()
-        geo = qs.value("window/geometry")
-        if isinstance(geo, QByteArray) and not geo.isEmpty():
-            self.restoreGeometry(geo)
-        else:
-            self.resize(1400, 860)
-        self.clamp_to_screen()
-        for key, split in (
-            ("window/split_main", self.main_split),
-            ("window/split_left", self.left),
-        ):
-            val = qs.value(key)
-            if isinstance(val, QByteArray) and not val.isEmpty():
-                split.restoreState(val)
-
-    def clamp_to_screen(self) -> None:
-        """Keep the window inside the screen it opens on (it may be smaller than the last one)."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        if screen is None:
-            return
-        area = screen.availableGeometry()
-        frame = self.frameGeometry()
-        extra_w = max(0, frame.width() - self.width())
-        extra_h = max(0, frame.height() - self.height())
-        w = min(self.width(), area.width() - extra_w)
-        h = min(self.height(), area.height() - extra_h)
-        if (w, h) != (self.width(), self.height()):
-            self.resize(max(w, 200), max(h, 200))
-        x = min(max(self.x(), area.left()), area.right() + 1 - self.frameGeometry().width())
-        y = min(max(self.y(), area.top()), area.bottom() + 1 - self.frameGeometry().height())
-        self.move(max(area.left(), x), max(area.top(), y))
+    def _splitters(self) -> dict[str, QSplitter]:
+        return {"split_main": self.main_split, "split_left": self.left}
 
     def closeEvent(self, e: QCloseEvent) -> None:  # noqa: N802
-        qs = qsettings()
-        qs.setValue("window/geometry", self.saveGeometry())
-        qs.setValue("window/split_main", self.main_split.saveState())
-        qs.setValue("window/split_left", self.left.saveState())
-        qs.sync()
+        window_state.save(self, self._splitters())
         self.session.shutdown()
         super().closeEvent(e)
