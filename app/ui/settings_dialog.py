@@ -41,14 +41,13 @@ logger = logging.getLogger(__name__)
 TOOLTIP_ROLE = 3
 
 HINTS = {
-    "top_k": "How many passages are retrieved and shown to the model. More can find more, "
-    "but a small model is easily confused by many.",
-    "temperature": "0 gives the same wording every time; higher values vary the wording and "
-    "make mistakes more likely. 0–0.3 suits answers from documents.",
-    "n_ctx": "How much text the model reads at once: instructions, passages and answer. "
-    "Larger needs more memory and cannot exceed what the model was trained for.",
-    "library": "Footnote opens the library in this folder (or starts an empty one there). "
-    "Nothing is moved or copied: the current library stays where it is.",
+    "top_k": "More passages can find more; a small model is easily confused by many.",
+    "temperature": "0 gives the same wording every time; higher varies it and errs more. "
+    "0–0.3 suits answers from documents.",
+    "n_ctx": "How much text the model reads at once. Larger needs more memory and cannot "
+    "exceed what the model was trained for.",
+    "library": "Footnote opens (or starts) the library in this folder. Nothing is moved or "
+    "copied: the current library stays where it is.",
     "ocr": "Pages without a text layer (scans, photos of pages) are read offline by "
     "Tesseract, about 1 to 4 seconds a page. Off: such PDFs are refused.",
 }
@@ -68,6 +67,11 @@ class SettingsDialog(QDialog):
 
         self.model = QComboBox()
         self.model.setAccessibleName("Chat model")
+        # Long model names must not widen the dialog past a small screen; the list shows them.
+        self.model.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.model.setMinimumContentsLength(22)
         self.model.addItem(DEFAULT_CHAT_MODEL_NAME, "")
         seen = {""}
         for path in ([str(settings.model)] if settings.model else []) + recent_models():
@@ -129,14 +133,23 @@ class SettingsDialog(QDialog):
         form = QFormLayout()
         found = len(self.local_models)
         where = (
-            f" {found} model{'s' if found != 1 else ''} found on this computer "
-            "(LM Studio, GPT4All, Ollama, Hugging Face cache, models/) are listed."
+            f" {found} found on this computer {'are' if found != 1 else 'is'} listed."
             if found
             else ""
         )
         form.addRow("Chat model:", _row(self.model, browse_model))
-        form.addRow("", self.model_error)
-        form.addRow("", _note("A GGUF file. The embedded model is always available." + where))
+        found_note = _note("A GGUF file. The embedded model is always available." + where)
+        found_note.setToolTip(
+            "Searched: LM Studio, GPT4All, Ollama, the Hugging Face cache and Footnote's "
+            "model folders."
+        )
+        notes = QWidget()
+        notes_lay = QVBoxLayout(notes)
+        notes_lay.setContentsMargins(0, 0, 0, 0)
+        notes_lay.setSpacing(2)
+        notes_lay.addWidget(self.model_error)
+        notes_lay.addWidget(found_note)
+        form.addRow("", notes)
         form.addRow("Embedding model:", _row(self.embedder, browse_emb))
         form.addRow(
             "",
@@ -167,6 +180,15 @@ class SettingsDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.addLayout(form)
         lay.addWidget(buttons)
+
+    def showEvent(self, e: object) -> None:  # noqa: N802 - Qt override
+        """Tall enough for the wrapped hints (a form layout does not grow for them itself)."""
+        super().showEvent(e)  # type: ignore[arg-type]
+        need = self.layout().totalHeightForWidth(self.width())
+        screen = self.screen()
+        limit = screen.availableGeometry().height() - 40 if screen else need
+        if need > self.height():
+            self.resize(self.width(), min(need, limit))
 
     def _pick_model(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
