@@ -31,6 +31,8 @@ def workers_for(pages: int) -> int:
     want = int(env) if env and env.isdigit() else min(os.cpu_count() or 1, 4)
     if getattr(sys, "frozen", False) or pages < _MIN_PAGES:
         return 1
+    if mp.current_process().daemon:  # e.g. the desktop app's import process: no children
+        return 1
     return max(1, min(want, pages))
 
 
