@@ -51,7 +51,7 @@ lint: setup
 
 bench: setup
 	$(BIN)/python -m tests.bench.bench_ingest
-	$(BIN)/python -m app.validation.bench
+	$(BIN)/python -m tests.bench.bench_validation
 	$(BIN)/python -m tests.bench.bench_gui_lag
 	$(BIN)/python -m tests.bench.bench_team
 

@@ -16,10 +16,9 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 from app.core.models import Source
 from app.core.resources import resources_dir
@@ -134,9 +133,6 @@ class PromptBundle:
         """Shown sentences that share words with the question, best first."""
         xs = [x for xs in self.source_sentences.values() for x in xs if x.score > 0]
         return sorted(xs, key=lambda x: (-x.score, x.source, x.index))
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter((self.messages, self.grammar, self.source_sentences))
 
 
 def _is_heading(line: str) -> bool:

@@ -21,6 +21,7 @@ import numpy as np
 
 from app.core.models import Chunk, Document, SearchHit
 from app.core.protocols import Embedder
+from app.core.timing import ms_since
 from app.retrieval.fusion import (
     Passage,
     dedupe,
@@ -87,7 +88,6 @@ class HybridRetriever:
         self.store = store
         self.embedder = embedder
         self.params = params or FusionParams()
-        self.last_timings: dict[str, float] = {}
         self._executor: ThreadPoolExecutor | None = None
         self._vector_cap = 1_000_000
         self._pool_lock = threading.Lock()
@@ -106,13 +106,13 @@ class HybridRetriever:
         timings: dict[str, float] = {}
         p = self.params
         if top_k <= 0 or not query.strip() or (doc_ids is not None and not doc_ids):
-            return [], {"total": _ms(t0)}
+            return [], {"total": ms_since(t0, 3)}
         scope = list(dict.fromkeys(doc_ids)) if doc_ids is not None else None
         docs = {d.doc_id: d for d in self.store.documents()}
         if scope is not None:
             scope = [d for d in scope if d in docs]
             if not scope:
-                return [], {"total": _ms(t0)}
+                return [], {"total": ms_since(t0, 3)}
         in_scope = [docs[d] for d in scope] if scope is not None else list(docs.values())
         pending = {d.doc_id for d in in_scope if d.status != "ready"}
         n = max(p.candidates, 2 * top_k)
@@ -129,10 +129,10 @@ class HybridRetriever:
         if self.embedder is not None and len(pending) < len(in_scope):
             t = time.perf_counter()
             vec = self.embedder.embed([query])[0]
-            timings["embed"] = _ms(t)
+            timings["embed"] = ms_since(t, 3)
             t = time.perf_counter()
             vec_ids = self._vector_ids(vec, n, scope)
-            timings["vector"] = _ms(t)
+            timings["vector"] = ms_since(t, 3)
         text_ids: list[str] = []
         if text_job is not None:
             text_ids, timings["text"] = text_job.result()
@@ -153,7 +153,7 @@ class HybridRetriever:
         # Only chunks of committed documents: a writer in another process (or one killed
         # mid-document) may have chunks in the tables whose commit marker is not there yet.
         chunks = {c.chunk_id: c for c in self.store.get_chunks(pool) if c.doc_id in docs}
-        timings["fetch"] = _ms(t)
+        timings["fetch"] = ms_since(t, 3)
         if p.title_boost or p.coverage_boost:
             for cid, c in chunks.items():
                 scores[cid] += p.title_boost * title_overlap(terms, c.section) / p.rrf_k
@@ -186,8 +186,7 @@ class HybridRetriever:
                     text=c.text,
                 )
             )
-        timings["total"] = _ms(t0)
-        self.last_timings = timings
+        timings["total"] = ms_since(t0, 3)
         return hits, timings
 
     def _pool(self) -> ThreadPoolExecutor:
@@ -219,12 +218,8 @@ class HybridRetriever:
     ) -> tuple[list[str], float]:
         t = time.perf_counter()
         ids = [cid for cid, _ in self.store.text_search(query, k, scope)]
-        return ids, _ms(t)
+        return ids, ms_since(t, 3)
 
 
 def _doc_of(chunk_id: str) -> str:
     return chunk_id.rsplit(":", 1)[0]
-
-
-def _ms(t0: float) -> float:
-    return round((time.perf_counter() - t0) * 1000, 3)

@@ -15,8 +15,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from app.core.config import Settings
 from app.core.errors import (
     Cancelled,
@@ -28,10 +26,12 @@ from app.core.errors import (
 from app.core.models import Chunk, Document, IngestResult, SearchHit
 from app.core.progress import CancelToken, Progress, ProgressCallback, no_progress
 from app.core.protocols import Embedder
+from app.core.timing import ms_since
 from app.store import Store
 
 if TYPE_CHECKING:
     from app.core.models import ParsedDocument
+    from app.retrieval import HybridRetriever
 
 logger = logging.getLogger(__name__)
 
@@ -54,35 +54,14 @@ def expand_paths(paths: Sequence[Path | str]) -> list[Path]:
     return list(dict.fromkeys(p.resolve() for p in iter_pdf_paths(paths)))
 
 
-class _TimedEmbedder:
-    """Wraps an embedder to measure how long a search spends embedding the query."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.elapsed_ms = 0.0
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    def embed(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray:
-        t0 = time.perf_counter()
-        try:
-            return self.inner.embed(texts, batch_size=batch_size)
-        finally:
-            self.elapsed_ms += (time.perf_counter() - t0) * 1000
-
-
 class Library:
     """One library folder: a Store plus the embedder and retriever over it."""
 
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None):
         self.settings = settings or Settings()
         self._embedder = embedder
-        self._timed: _TimedEmbedder | None = None
         self._store: Store | None = None
-        self._retriever: Any = None
+        self._retriever: HybridRetriever | None = None
         self._lock = threading.RLock()  # one writer at a time in this process
 
     # --- lazily created parts --------------------------------------------------------------
@@ -288,36 +267,28 @@ class Library:
         t0 = time.perf_counter()
         k = top_k or self.settings.top_k
         if not query.strip() or self.store.count_chunks() == 0:
-            return [], {"embed": 0.0, "search": 0.0, "total": _ms(t0)}
+            return [], {"embed": 0.0, "search": 0.0, "total": ms_since(t0, 2)}
         retriever = self._get_retriever()
-        assert self._timed is not None
-        self._timed.elapsed_ms = 0.0
         ids = list(doc_ids) if doc_ids is not None else None
-        hits = retriever.search(query, top_k=k, doc_ids=ids)
-        total = _ms(t0)
-        embed = self._timed.elapsed_ms
+        hits, parts = retriever.search_with_timings(query, top_k=k, doc_ids=ids)
+        total = ms_since(t0, 2)
+        embed = parts.get("embed", 0.0)
         return hits, {"embed": embed, "search": max(total - embed, 0.0), "total": total}
 
-    def _get_retriever(self) -> Any:
+    def _get_retriever(self) -> HybridRetriever:
         with self._lock:
             if self._retriever is None:
                 from app.retrieval import HybridRetriever
 
-                self._timed = _TimedEmbedder(self._ensure_embedder())
-                self._retriever = HybridRetriever(self.store, self._timed)
+                self._retriever = HybridRetriever(self.store, self._ensure_embedder())
             return self._retriever
 
     def warm_up(self) -> None:
         """Load the embedder and retriever now (e.g. before a batch of searches)."""
         self._get_retriever()
-        if self._timed is not None:
-            self._timed.embed(["warm up"])
+        self.embedder.embed(["warm up"])
 
 
 def _batches(items: Sequence[Chunk], size: int) -> Iterator[Sequence[Chunk]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
-
-
-def _ms(t0: float) -> float:
-    return round((time.perf_counter() - t0) * 1000, 2)

@@ -234,8 +234,8 @@ class AnswerCard(QFrame):
     def append_raw(self, text: str) -> None:
         if not text:
             return
-        self.raw += text
-        shown = render.readable_draft(render.streaming_text(self.raw))
+        self.raw += text  # the service streams the answer text only, never the JSON
+        shown = render.readable_draft(self.raw)
         if shown != self.body.toPlainText():
             self.body.setStyleSheet(f"color: {muted_color()};")  # a draft until it is checked
             self.body.setPlainText(shown)

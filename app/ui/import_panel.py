@@ -6,6 +6,7 @@ when one is encrypted or scanned, read the specific reason without losing the ot
 
 from __future__ import annotations
 
+import html
 import logging
 from pathlib import Path
 
@@ -81,7 +82,7 @@ class FileRow:
             self.bar.setVisible(False)
             self.state.setText(
                 f"<span style='color:{col}'><b>Failed:</b> "
-                f"{_esc(r.error or 'unknown error')}</span>"
+                f"{html.escape(r.error or 'unknown error')}</span>"
             )
             self.state.setTextFormat(Qt.TextFormat.RichText)
             self.state.setAccessibleName(f"{Path(r.file).name} failed: {r.error}")
@@ -249,7 +250,3 @@ class ImportPanel(QFrame):
             self.setVisible(False)
             self.button.setEnabled(True)
             self.dismissed.emit()
-
-
-def _esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -6,6 +6,7 @@ reading while a failed file or a bad model is explained in plain words.
 
 from __future__ import annotations
 
+import html
 import logging
 
 from PySide6.QtCore import Qt, QTimer
@@ -43,7 +44,8 @@ class Message(QFrame):
         )
         ic = QLabel()
         ic.setPixmap(icon(icon_name, col).pixmap(18, 18))
-        body = QLabel(f"<b>{_esc(text)}</b>" + (f"<br>{_esc(details)}" if details else ""))
+        more = f"<br>{html.escape(details)}" if details else ""
+        body = QLabel(f"<b>{html.escape(text)}</b>{more}")
         body.setWordWrap(True)
         body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         body.setAccessibleName(f"{level}: {text} {details}".strip())
@@ -136,7 +138,3 @@ class MessageBar(QWidget):
 
     def _update_visibility(self) -> None:
         QTimer.singleShot(0, lambda: self.setVisible(bool(self.items())))
-
-
-def _esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

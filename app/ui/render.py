@@ -6,9 +6,7 @@ widgets stay small. Nothing here decides *what* is true; the validator already d
 
 from __future__ import annotations
 
-import contextlib
 import html
-import json
 import re
 from pathlib import Path
 
@@ -59,44 +57,6 @@ def display_numbers(answer: Answer) -> dict[int, int]:
 def citation_label(c: Citation, shown: int | None = None) -> str:
     """Accessible name of a chip: 'Citation 1: usrguide.pdf, page 3'."""
     return f"Citation {shown or c.n}: {file_name(c.file)}, page {c.page}"
-
-
-def streaming_text(raw: str) -> str:
-    """The readable part of a partly streamed reply.
-
-    The model writes grammar-constrained JSON (``{"mode": ..., "answer": "...", ...}``);
-    while it streams we show only the ``answer`` string decoded so far. Plain text passes.
-    """
-    stripped = raw.lstrip()
-    if not stripped.startswith("{"):
-        return raw
-    m = re.search(r'"answer"\s*:\s*"', stripped)
-    if not m:
-        return ""
-    out: list[str] = []
-    i = m.end()
-    n = len(stripped)
-    while i < n:
-        ch = stripped[i]
-        if ch == '"':
-            break
-        if ch == "\\":
-            if i + 1 >= n:
-                break
-            esc = stripped[i + 1]
-            if esc == "u":
-                if i + 6 > n:
-                    break
-                with contextlib.suppress(ValueError):
-                    out.append(json.loads(f'"{stripped[i : i + 6]}"'))
-                i += 6
-                continue
-            out.append({"n": "\n", "t": "\t", "r": "", "b": "", "f": ""}.get(esc, esc))
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
 
 
 _WORD = re.compile(r"[^\W\d_]{2,}")

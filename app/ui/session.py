@@ -68,7 +68,6 @@ class Session(QObject):
         self.model_name = ""
         self.model_loaded = False
         self.search_ready = False
-        self._closing = False
         # Workers run Python between native calls; a shorter GIL switch interval (default
         # 5 ms) lets the GUI thread take the GIL back sooner, keeping the window fluid.
         sys.setswitchinterval(0.001)
@@ -320,7 +319,6 @@ class Session(QObject):
         return handler
 
     def shutdown(self) -> None:
-        self._closing = True
         self.runner.cancel_all()
         self.runner.wait(20000)
 

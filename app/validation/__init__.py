@@ -12,7 +12,7 @@ Use::
 ``result.answer`` carries only markers of surviving citations ("[1][3]" form);
 ``result.citations`` quote the chunk's exact text with its span, page and rectangles;
 ``result.unmentioned`` lists valid citations no marker names. No I/O anywhere:
-``python -m app.validation.bench`` measures the per-answer time.
+``python -m tests.bench.bench_validation`` measures the per-answer time.
 """
 
 from app.validation.locate import ChunkIndex, Match, locate

@@ -67,13 +67,6 @@ def test_status_words_for_each_outcome() -> None:
     assert "Quoted from your documents" in words
 
 
-def test_streaming_text_shows_only_the_answer_field_of_partial_json() -> None:
-    assert render.streaming_text("Plain [1] text") == "Plain [1] text"
-    assert render.streaming_text('{"mode": "answer", "answer": "It is 5\\n') == "It is 5\n"
-    assert render.streaming_text('{"mode": "answer", "ans') == ""
-    assert render.streaming_text('{"answer": "caf\\u00e9" , "citations"') == "café"
-
-
 def test_timings_summary() -> None:
     t = {
         "retrieve": 80.0,

@@ -78,7 +78,8 @@ def test_first_source_always_shown_even_without_overlap() -> None:
 
 def test_build_prompt_messages_and_grammar_agree() -> None:
     q = "How many litres per minute does the pump deliver?"
-    messages, grammar, sentences = build_prompt(q, SOURCES)
+    bundle = build_prompt(q, SOURCES)
+    messages, grammar, sentences = bundle.messages, bundle.grammar, bundle.source_sentences
     assert messages[0] == {"role": "system", "content": system_prompt()}
     user = messages[1]["content"]
     assert user.startswith("Sources:\n[1] file1.pdf, p. 3, 2 Pumps > 2.1 Flow\n")

@@ -800,7 +800,7 @@ def test_a_looping_answer_gets_a_bounded_number_of_flags() -> None:
 
 
 def test_benchmark_sample_exercises_every_path() -> None:
-    from app.validation.bench import bench, sample
+    from tests.bench.bench_validation import bench, sample
 
     raw, srcs = sample()
     result = run(raw, srcs)

@@ -1,9 +1,9 @@
 """Micro-benchmark of :func:`validate`: per-answer time with 8 sources of ~250 words.
 
-Run: ``python -m app.validation.bench``. Why it exists: validation runs on every
-answer while the person waits, so it must stay far below the model's own latency
-(the budget is 5 ms per answer). The answer mixes every path: exact, normalised and
-fuzzy quotes, an invented quote, an out-of-range source, numbers and markers.
+Run: ``python -m tests.bench.bench_validation`` (part of ``make bench``). Why it exists:
+validation runs on every answer while the person waits, so it must stay far below the
+model's own latency (the budget is 5 ms per answer). The answer mixes every path: exact,
+normalised and fuzzy quotes, an invented quote, an out-of-range source, numbers and markers.
 """
 
 from __future__ import annotations
