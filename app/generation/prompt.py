@@ -99,7 +99,7 @@ class ShownSource:
 
 @dataclass
 class PromptBundle:
-    """``build_prompt``'s result; unpacks as ``(messages, grammar, source_sentences)``.
+    """``build_prompt``'s result: the messages, the grammar text, the shown sentences, the spec.
 
     ``spec`` is what the grammar was built from, for decoders that work phase by phase.
     """
