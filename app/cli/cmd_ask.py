@@ -21,6 +21,7 @@ from app.core.config import Settings
 from app.core.errors import Cancelled, FootnoteError
 from app.core.models import Answer
 from app.core.progress import CancelToken
+from app.core.terminal import safe_line, safe_text
 
 if TYPE_CHECKING:
     from app.services.ask import AskService
@@ -127,7 +128,7 @@ def _ask_interactive(
 
     def on_token(piece: str) -> None:
         streamed.append(piece)
-        out.write(piece)
+        out.write(safe_text(piece))
         out.flush()
 
     answer: Answer = service.ask(
@@ -144,12 +145,13 @@ def _ask_interactive(
         }[answer.kind]
         if text:
             out.write(f"\n{label}:\n")
-        out.write(answer.answer.strip() + "\n")
+        out.write(safe_text(answer.answer.strip()) + "\n")
     if answer.citations:
         out.write("\n")
     for c in answer.citations:
-        section = f", {c.section}" if c.section else ""
-        out.write(f'[{c.n}] {Path(c.file).name}, p. {c.page}{section}: "{c.quote}"\n')
+        section = f", {safe_line(c.section)}" if c.section else ""
+        name = safe_line(Path(c.file).name)
+        out.write(f'[{c.n}] {name}, p. {c.page}{section}: "{safe_line(c.quote)}"\n')
     v = answer.validation
     line = f"\n{v.status}: {len(answer.citations)} citation(s) verified"
     if v.dropped:
@@ -161,6 +163,6 @@ def _ask_interactive(
     line += f"; {answer.kind}; {t.get('total', 0) / 1000:.1f} s"
     out.write(line + "\n")
     for flag in v.flags:
-        out.write(f"  ! {flag}\n")
+        out.write(f"  ! {safe_line(flag)}\n")
     out.flush()
     return common.EXIT_OK

@@ -17,6 +17,7 @@ from typing import Any
 from app.cli import common
 from app.core.errors import Cancelled, FootnoteError
 from app.core.models import IngestResult
+from app.core.terminal import safe_line
 
 logger = logging.getLogger(__name__)
 
@@ -142,7 +143,8 @@ def _print_summary(results: list[IngestResult], timings: dict[str, float], cance
     for r in results:
         if r.status != "failed":
             print(
-                f"{r.status:<9} {r.doc_id}  {r.pages:>4} pages {r.chunks:>5} chunks  {r.file}",
+                f"{r.status:<9} {r.doc_id}  {r.pages:>4} pages {r.chunks:>5} chunks  "
+                f"{safe_line(r.file)}",
                 file=out,
             )
     counts = {
@@ -155,7 +157,7 @@ def _print_summary(results: list[IngestResult], timings: dict[str, float], cance
     if failed:
         print(f"{len(failed)} file(s) could not be added:", file=out)
         for r in failed:
-            print(f"  {r.file}\n    {r.error}", file=out)
+            print(f"  {safe_line(r.file)}\n    {safe_line(r.error)}", file=out)
     if cancelled:
         print(
             "Cancelled: files already added are searchable; run the same command again to finish.",

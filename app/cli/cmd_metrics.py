@@ -14,6 +14,7 @@ import sys
 
 from app.cli import common
 from app.core.errors import Cancelled, FootnoteError
+from app.core.terminal import safe_line
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
             with common.cancel_on_sigint() as cancel:
                 for q in questions:
                     a = service.ask(q, cancel=cancel)
-                    print(f"{a.validation.status} {a.kind}: {q}", file=sys.stderr)
+                    print(f"{a.validation.status} {a.kind}: {safe_line(q)}", file=sys.stderr)
         except Cancelled:
             print("Cancelled.", file=sys.stderr)
         except FootnoteError as exc:

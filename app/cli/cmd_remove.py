@@ -11,6 +11,7 @@ import logging
 from app.cli import common
 from app.core.errors import FootnoteError
 from app.core.location import redact
+from app.core.terminal import safe_line
 
 logger = logging.getLogger(__name__)
 
@@ -49,5 +50,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json({"removed": doc.doc_id if removed else None, "file": doc.file})
     elif removed:
-        print(f"Removed {doc.title} ({doc.doc_id}, {doc.file}).")
+        print(f"Removed {safe_line(doc.title)} ({doc.doc_id}, {safe_line(doc.file)}).")
     return common.EXIT_OK if removed else common.EXIT_FAILED

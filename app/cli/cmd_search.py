@@ -13,6 +13,7 @@ import textwrap
 
 from app.cli import common
 from app.core.errors import FootnoteError
+from app.core.terminal import safe_line
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ def _print_hits(query: str, obj: dict[str, object]) -> None:
     hits = obj["hits"]
     assert isinstance(hits, list)
     if not hits:
-        print(f"No passages match '{query}'.")
+        print(f"No passages match '{safe_line(query)}'.")
         return
     for h in hits:
         pages = (
@@ -86,9 +87,10 @@ def _print_hits(query: str, obj: dict[str, object]) -> None:
             if h["page_start"] == h["page_end"]
             else f"pp. {h['page_start']}-{h['page_end']}"
         )
-        section = f" | {h['section']}" if h["section"] else ""
-        print(f"[{h['rank']}] {h['title']}, {pages}{section}  (score {h['score']:.3f})")
-        snippet = " ".join(str(h["text"]).split())
+        section = f" | {safe_line(h['section'])}" if h["section"] else ""
+        title = safe_line(h["title"])
+        print(f"[{h['rank']}] {title}, {pages}{section}  (score {h['score']:.3f})")
+        snippet = safe_line(" ".join(str(h["text"]).split()))
         print(textwrap.indent(textwrap.shorten(snippet, 300, placeholder=" ..."), "    "))
     timings = obj["timings_ms"]
     assert isinstance(timings, dict)

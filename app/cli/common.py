@@ -21,6 +21,7 @@ from app.core.config import Settings
 from app.core.errors import FootnoteError
 from app.core.location import parse_location
 from app.core.progress import CancelToken, Progress
+from app.core.terminal import json_safe, safe_line
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -84,12 +85,12 @@ def open_library(args: argparse.Namespace, **kwargs: Any) -> Any:
 
 def print_json(obj: Any, *, stream: TextIO | None = None, indent: int | None = 2) -> None:
     out = stream or sys.stdout
-    out.write(json.dumps(obj, ensure_ascii=False, indent=indent, default=str) + "\n")
+    out.write(json_safe(json.dumps(obj, ensure_ascii=False, indent=indent, default=str)) + "\n")
     out.flush()
 
 
 def error(message: str) -> None:
-    print(f"footnote: {message}", file=sys.stderr)
+    print(f"footnote: {safe_line(message)}", file=sys.stderr)
 
 
 def report_error(exc: FootnoteError) -> int:
@@ -130,7 +131,7 @@ class ProgressBar:
         if key == self._last_key and not finished and now - self._last < self.min_interval_s:
             return
         self._last = now
-        name = Path(p.file).name if p.file else ""
+        name = safe_line(Path(p.file).name) if p.file else ""
         if self.tty:
             filled = int(self.WIDTH * p.fraction)
             bar = "#" * filled + "-" * (self.WIDTH - filled)

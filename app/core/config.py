@@ -62,6 +62,10 @@ class Settings(BaseSettings):
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     n_ctx: int = Field(default=4096, ge=512, le=131072)
     threads: int | None = Field(default=None, description="CPU threads; None = all cores.")
+    isolate_parsing: bool = Field(
+        default=True,
+        description="Parse PDFs in a child process with a memory ceiling (see app.ingest.worker).",
+    )
 
     @field_validator("library", mode="before")
     @classmethod

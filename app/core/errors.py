@@ -59,6 +59,23 @@ class NotAPdfError(IngestError):
     default_hint = "Only PDF files can be added."
 
 
+class NotAFileError(IngestError):
+    """A named pipe, device, socket or symlink loop: only regular files are ever opened."""
+
+    code = "not_a_file"
+    default_hint = "Only regular PDF files can be added; copy the document to a normal file."
+
+
+class TooLargeError(IngestError):
+    """The file exceeds a limit on size, pages, text or the work needed to read it."""
+
+    code = "too_large"
+    default_hint = (
+        "Footnote limits the work per file so one document cannot exhaust the machine. "
+        "Split the PDF (or re-export it) and add the parts."
+    )
+
+
 class CorruptPdfError(IngestError):
     code = "corrupt_pdf"
     default_hint = "The PDF is damaged or truncated. Try re-downloading or re-exporting it."

@@ -285,17 +285,41 @@ def _page_label(src: Source) -> str:
 
 def _file_label(src: Source) -> str:
     name = src.file.replace("\\", "/").rsplit("/", 1)[-1]
-    return name or src.title
+    return quote_field(name or src.title)
+
+
+# "[7]" opens a source block (and is a citation marker); chat-template markup opens a role
+# (llama.cpp parses special tokens in the formatted prompt).
+_MARKER = re.compile(r"\[(\s*\d+\s*)\]")
+_ROLE = re.compile(
+    r"<\|[^|<>]{0,64}\|>|</?s>|<(?:start|end)_of_turn>|\[/?INST\]|<</?SYS>>", re.IGNORECASE
+)
+_DEFUSE = str.maketrans({"<": "\u2039", ">": "\u203a", "[": "(", "]": ")", "|": "\u00a6"})
+
+
+def quote_field(text: str) -> str:
+    """Text from a document (file name, title, section, sentence) as the prompt shows it.
+
+    One line (whitespace collapsed, so no newline can start a block), ``[n]`` shown as
+    ``(n)`` (so it cannot pose as a source header or a citation) and chat-template
+    markup such as ``<|im_start|>`` defused (so it cannot open a role). Quotes the grammar
+    allows stay the exact document text; only what the model reads is quoted.
+    """
+    text = _MARKER.sub(r"(\1)", collapse_ws(text))
+    return _ROLE.sub(lambda m: m.group(0).translate(_DEFUSE), text)
 
 
 def format_sources(shown: Sequence[ShownSource]) -> str:
-    """Render shown sources as ``[n] file, p. X, section`` headers with their sentences."""
+    """Render shown sources as ``[n] file, p. X, section`` headers with their sentences.
+
+    Everything taken from the document passes through :func:`quote_field`.
+    """
     blocks = []
     for s in shown:
         head = f"[{s.source.n}] {_file_label(s.source)}, {_page_label(s.source)}"
         if s.source.section:
-            head += f", {collapse_ws(s.source.section)}"
-        lines = [head] + [x.text for x in s.sentences]
+            head += f", {quote_field(s.source.section)}"
+        lines = [head] + [quote_field(x.text) for x in s.sentences]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 

@@ -23,7 +23,17 @@ from __future__ import annotations
 
 from ._mupdf import MUPDF_LOCK
 from .chunker import ChunkParams
-from .paths import iter_pdf_paths
+from .limits import DEFAULT_LIMITS, Limits
+from .paths import iter_pdf_paths, safe_resolve
 from .pdf import file_sha, parse_pdf
 
-__all__ = ["MUPDF_LOCK", "ChunkParams", "file_sha", "iter_pdf_paths", "parse_pdf"]
+__all__ = [
+    "DEFAULT_LIMITS",
+    "MUPDF_LOCK",
+    "ChunkParams",
+    "Limits",
+    "file_sha",
+    "iter_pdf_paths",
+    "parse_pdf",
+    "safe_resolve",
+]

@@ -2,6 +2,9 @@
 
 Why keep explicit non-PDF files: a user who names a file should hear why it failed
 (NotAPdfError) rather than have it silently ignored; only folder contents are filtered.
+Inside folders, anything *named* ``*.pdf`` that is not a regular file (a FIFO, a device,
+a broken link, a symlink loop, a folder with no PDFs in it) is kept too, so it gets a
+result row saying what it is instead of vanishing; nothing here ever opens a file.
 """
 
 from __future__ import annotations
@@ -34,20 +37,38 @@ def iter_pdf_paths(paths: Iterable[Path | str]) -> list[Path]:
     for raw in paths:
         p = Path(raw).expanduser()
         if p.is_dir():
-            for f in _walk(p):
+            found = _walk(p)
+            if not found and _is_pdf_name(p.name):
+                found = [p]  # "x.pdf" that is a folder without PDFs: say so
+            for f in found:
                 add(f)
         else:
             add(p)
     return out
 
 
+def safe_resolve(path: Path) -> Path:
+    """``path.resolve()`` that never raises: a symlink loop stays as given (absolute)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: "Symlink loop" on Python < 3.13
+        return path.absolute()
+
+
+def _is_pdf_name(name: str) -> bool:
+    return name.lower().endswith(".pdf") and not name.startswith(".")
+
+
 def _walk(folder: Path) -> list[Path]:
     found: list[Path] = []
     for root, dirs, files in os.walk(folder, onerror=lambda e: logger.warning("skip: %s", e)):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        pdf_dirs = {d for d in dirs if _is_pdf_name(d)}
         for name in sorted(files):
-            if name.lower().endswith(".pdf") and not name.startswith("."):
-                f = Path(root) / name
-                if f.is_file():
-                    found.append(f)
+            if _is_pdf_name(name):
+                found.append(Path(root) / name)  # regular or not: see the module docstring
+        for d in sorted(pdf_dirs):
+            sub = Path(root) / d
+            if not any(_is_pdf_name(f) for _, _, fs in os.walk(sub) for f in fs):
+                found.append(sub)
     return found

@@ -2,7 +2,10 @@
 
 Why read the bytes once: the content hash (document id), the "is this a PDF at all"
 check and PyMuPDF all work from the same bytes, so a file replaced halfway cannot give a
-mismatched id, and there is one place where OS errors become user-facing errors.
+mismatched id, and there is one place where OS errors become user-facing errors. Files
+bigger than ``Limits.in_memory_bytes`` are the exception: they are hashed by streaming
+and opened from disk, so a 4 GB file never sits in memory. Only regular files are
+opened, and the work per file is bounded (see ``limits``).
 Every failure leaves as a specific :class:`~app.core.errors.IngestError`; raw PyMuPDF
 exceptions never escape.
 """
@@ -13,8 +16,10 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import time
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,11 +30,13 @@ from app.core.errors import (
     EncryptedPdfError,
     FileMissingError,
     FootnoteError,
+    IngestError,
     NoPagesError,
     NotAPdfError,
     NoTextLayerError,
     OcrUnavailableError,
     PermissionDeniedError,
+    TooLargeError,
 )
 from app.core.models import Document, ParsedDocument
 from app.core.progress import CancelToken, Progress, ProgressCallback
@@ -37,8 +44,17 @@ from app.core.progress import CancelToken, Progress, ProgressCallback
 from ._mupdf import MUPDF_LOCK, pymupdf
 from .chunker import ChunkParams, chunk_segments, segments
 from .layout import Line, PageExtractor, drop_furniture
+from .limits import (
+    DEFAULT_LIMITS,
+    Limits,
+    check_regular,
+    doc_char_limit,
+    nonblocking_opener,
+    regular_file_size,
+)
 from .ocr import OcrOptions, has_words, looks_scanned, ocr_words, text_is_garbage
 from .ocr_pool import OcrPool, workers_for
+from .paths import safe_resolve
 from .sections import (
     first_heading,
     heuristic_sections,
@@ -72,74 +88,125 @@ def _hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def _check_path(path: Path) -> None:
-    if not path.exists():
-        raise FileMissingError(f"{path.name}: no such file ({path}).")
-    if path.is_dir():
-        raise NotAPdfError(f"{path.name} is a folder, not a PDF file ({path}).")
+def _os_error(path: Path, e: OSError) -> IngestError:
+    if isinstance(e, FileNotFoundError):
+        return FileMissingError(f"{path.name}: no such file ({path}).")
+    if isinstance(e, IsADirectoryError):
+        return NotAPdfError(f"{path.name} is a folder, not a PDF file ({path}).")
+    if isinstance(e, PermissionError):
+        return PermissionDeniedError(f"{path.name}: permission denied ({path}).")
+    return PermissionDeniedError(f"{path.name} cannot be read: {e.strerror or e} ({path}).")
 
 
-def _read(path: Path) -> tuple[bytes, float]:
-    """The file's bytes and modification time, read together."""
-    _check_path(path)
+def _read(path: Path, limits: Limits) -> tuple[bytes | None, str, int, float]:
+    """(bytes or None, document id, size, mtime), read together.
+
+    Files up to ``limits.in_memory_bytes`` are read once (hash, header check and PyMuPDF
+    all see the same bytes); bigger ones are hashed by streaming and opened from disk.
+    """
+    regular_file_size(path)  # only regular files are ever opened
     try:
-        with open(path, "rb") as fh:
-            mtime = os.fstat(fh.fileno()).st_mtime
-            return fh.read(), mtime
-    except FileNotFoundError as e:
-        raise FileMissingError(f"{path.name}: no such file ({path}).") from e
-    except IsADirectoryError as e:
-        raise NotAPdfError(f"{path.name} is a folder, not a PDF file ({path}).") from e
-    except PermissionError as e:
-        raise PermissionDeniedError(f"{path.name}: permission denied ({path}).") from e
+        with open(path, "rb", opener=nonblocking_opener) as fh:
+            st = os.fstat(fh.fileno())
+            size = check_regular(path, st, limits)
+            if size <= limits.in_memory_bytes:
+                data = fh.read()
+                return data, _hash(data), len(data), st.st_mtime
+            h = hashlib.sha256()
+            while block := fh.read(1 << 20):
+                h.update(block)
+            return None, h.hexdigest()[:16], size, st.st_mtime
     except OSError as e:
-        raise PermissionDeniedError(
-            f"{path.name} cannot be read: {e.strerror or e} ({path})."
-        ) from e
+        raise _os_error(path, e) from e
 
 
 def file_sha(path: Path | str) -> str:
     """The document id of a file (first 16 hex of its SHA-256), streamed, without parsing."""
     path = Path(path)
-    _check_path(path)
+    regular_file_size(path)
     h = hashlib.sha256()
     try:
-        with open(path, "rb") as fh:
+        with open(path, "rb", opener=nonblocking_opener) as fh:
+            check_regular(path, os.fstat(fh.fileno()))
             while block := fh.read(1 << 20):
                 h.update(block)
-    except PermissionError as e:
-        raise PermissionDeniedError(f"{path.name}: permission denied ({path}).") from e
     except OSError as e:
-        raise PermissionDeniedError(
-            f"{path.name} cannot be read: {e.strerror or e} ({path})."
-        ) from e
+        raise _os_error(path, e) from e
     return h.hexdigest()[:16]
 
 
-def _open(path: Path, data: bytes) -> pymupdf.Document:
+def _head(path: Path, data: bytes | None) -> bytes:
+    if data is not None:
+        return data[:1024]
+    try:
+        with open(path, "rb", opener=nonblocking_opener) as fh:
+            return fh.read(1024)
+    except OSError as e:
+        raise _os_error(path, e) from e
+
+
+def _open(path: Path, data: bytes | None, limits: Limits = DEFAULT_LIMITS) -> pymupdf.Document:
     name = path.name
-    if not data:
+    head = _head(path, data)
+    if not head:
         raise EmptyFileError(f"{name} is empty (0 bytes).")
-    if b"%PDF-" not in data[:1024]:
+    if b"%PDF-" not in head:
         kind = next(
-            (v for k, v in _MAGIC.items() if data.lstrip()[: len(k)].lower() == k.lower()), None
+            (v for k, v in _MAGIC.items() if head.lstrip()[: len(k)].lower() == k.lower()), None
         )
         what = f"it looks like {kind}" if kind else "it does not start with a PDF header"
         raise NotAPdfError(f"{name} is not a PDF file: {what}.")
     try:
-        doc = pymupdf.open(stream=data, filetype="pdf")
+        if data is None:
+            doc = pymupdf.open(str(path), filetype="pdf")
+        else:
+            doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as e:
         raise CorruptPdfError(f"{name} is damaged and cannot be opened ({e}).") from e
+    try:
+        _check_document(name, doc, limits)
+    except BaseException:
+        doc.close()
+        raise
+    return doc
+
+
+def _check_document(name: str, doc: pymupdf.Document, limits: Limits) -> None:
     if doc.needs_pass:
-        doc.close()
         raise EncryptedPdfError(f"{name} is password-protected.")
-    if doc.page_count == 0:
-        repaired = doc.is_repaired
-        doc.close()
-        if repaired:
+    try:
+        total = doc.page_count
+    except Exception as e:  # a page tree MuPDF cannot count
+        raise CorruptPdfError(f"{name} is damaged: its page count is invalid ({e}).") from e
+    if total < 0:
+        raise CorruptPdfError(f"{name} is damaged: its page count is invalid ({total}).")
+    if total == 0:
+        count = _claimed_count(doc)
+        if count is not None:
+            raise CorruptPdfError(f"{name} is damaged: its page count is invalid ({count}).")
+        if doc.is_repaired:
             raise CorruptPdfError(f"{name} is damaged: no readable pages were found.")
         raise NoPagesError(f"{name} has no pages.")
-    return doc
+    if total > limits.max_pages:
+        raise TooLargeError(
+            f"{name} claims {total:,} pages; the limit is {limits.max_pages:,} pages per file."
+        )
+
+
+def _claimed_count(doc: pymupdf.Document) -> str | None:
+    """The page tree's /Count when MuPDF found no pages but the tree has kids (a count
+    that is not a positive integer: "1e300", "(x)", 0 with pages): else None."""
+    try:
+        pages = doc.xref_get_key(doc.pdf_catalog(), "Pages")
+        if pages[0] != "xref":
+            return None
+        xref = int(pages[1].split()[0])
+        kind, kids = doc.xref_get_key(xref, "Kids")
+        if kind != "array" or "R" not in kids:
+            return None
+        return doc.xref_get_key(xref, "Count")[1] or "missing"
+    except Exception:  # noqa: BLE001 - no better words than "no pages" then
+        return None
 
 
 def parse_pdf(
@@ -150,6 +217,7 @@ def parse_pdf(
     params: ChunkParams | None = None,
     ocr: OcrOptions | None = None,
     on_partial: PartialCallback | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> ParsedDocument:
     """Parse one PDF into a document, its sections and its chunks (with character maps).
 
@@ -157,15 +225,20 @@ def parse_pdf(
     reported as stage "ocr" with per-page progress; ``parsed.ocr_pages`` lists them. While
     OCR runs, ``on_partial`` receives the document as read so far (text pages and the pages
     OCR has finished, at most every few seconds) so a caller can make it searchable early.
-    Raises a specific ``IngestError`` for bad input and ``Cancelled`` when ``cancel`` is set.
+    Raises a specific ``IngestError`` for bad input (``TooLargeError`` past ``limits``)
+    and ``Cancelled`` when ``cancel`` is set.
     """
-    path = Path(path).expanduser().resolve()
+    path = safe_resolve(Path(path).expanduser())
     t0 = time.perf_counter()
-    data, mtime = _read(path)
+    data, sha, size, mtime = _read(path, limits)
     with MUPDF_LOCK:
-        doc = _open(path, data)
+        doc = _open(path, data, limits)
+    del data  # MuPDF holds its own reference to the bytes
     try:
-        run = _Run(path, data, on_progress, cancel, params or ChunkParams(), ocr or OcrOptions())
+        run = _Run(
+            path, sha, size, on_progress, cancel, params or ChunkParams(), ocr or OcrOptions()
+        )
+        run.limits = limits
         parsed = _parse(run, doc, on_partial)
         parsed.document.mtime = mtime
         _log_speed(parsed, t0)
@@ -173,6 +246,10 @@ def parse_pdf(
     except FootnoteError:
         raise
     except Exception as e:  # MuPDF failing deep inside a damaged file
+        if _out_of_memory(e):
+            raise TooLargeError(
+                f"{path.name} needs more memory to read than Footnote allows per file."
+            ) from e
         logger.exception("parsing %s failed", path)
         raise CorruptPdfError(f"{path.name} is damaged and cannot be read ({e}).") from e
     finally:
@@ -188,7 +265,8 @@ class _Run:
     """One parse: its inputs, and what the page pass found (filled by ``_parse``)."""
 
     path: Path
-    data: bytes
+    sha: str  # the document id
+    size: int  # bytes
     on_progress: ProgressCallback | None
     cancel: CancelToken | None
     params: ChunkParams
@@ -197,6 +275,8 @@ class _Run:
     entries: list = field(default_factory=list)
     pages: list[list[Line]] = field(default_factory=list)
     heights: list[float] = field(default_factory=list)
+    limits: Limits = DEFAULT_LIMITS
+    chars: int = 0  # extracted so far, for the per-document limits
 
     def check(self) -> None:
         if self.cancel is not None:
@@ -219,14 +299,23 @@ def _parse(run: _Run, doc: pymupdf.Document, on_partial: PartialCallback | None)
         try:
             with MUPDF_LOCK:
                 page = doc.load_page(pno)
+                _check_page_content(doc, page, name, pno + 1, run.limits)
                 lines = extractor.extract(page, pno + 1)
                 height = page.cropbox.height
                 if _needs_ocr(page, lines):
                     scanned.append(pno)
-        except Exception as e:  # noqa: BLE001 - MuPDF raises many types; one bad page is skipped
+        except Exception as e:
+            if isinstance(e, TooLargeError):
+                raise
+            if _out_of_memory(e):
+                raise TooLargeError(
+                    f"{name}: page {pno + 1} needs more memory to read than Footnote "
+                    "allows per file."
+                ) from e
             logger.warning("%s: page %d unreadable: %s", name, pno + 1, e)
             broken.append(pno + 1)
             lines, height = [], 842.0
+        run.chars += _check_page_chars(name, pno + 1, lines, run.chars, run.limits, run.size)
         run.pages.append(lines)
         run.heights.append(height)
         if run.on_progress is not None and ((pno + 1) % every == 0 or pno + 1 == total):
@@ -246,6 +335,7 @@ def _parse(run: _Run, doc: pymupdf.Document, on_partial: PartialCallback | None)
     if n_words == 0:
         if repaired:
             raise CorruptPdfError(f"{name} is damaged: no readable text was found.")
+        _raise_if_too_deep(name)
         _raise_no_text(name, total, scanned, run.ocr)
     if repaired:
         logger.warning("%s was damaged and has been repaired; some text may be missing", name)
@@ -269,11 +359,16 @@ def _assemble(run: _Run, ocr_done: list[int]) -> ParsedDocument:
     title = choose_title(run.meta_title, big, heading_title or first_heading(starts), run.path)
     if big and not run.entries:  # a title set over several lines is no section
         starts = [s for s in starts if not (s.section.page == 1 and s.section.title in big)]
-    doc_id = _hash(run.data)
+    doc_id = run.sha
     chunks = chunk_segments(doc_id, segments(lines, starts, run.params), run.params)
     if not chunks:
         raise NoTextLayerError(
             f"{run.path.name} contains no text besides page headers and numbers."
+        )
+    if len(chunks) > run.limits.max_chunks:
+        raise TooLargeError(
+            f"{run.path.name} would make {len(chunks):,} passages; the limit is "
+            f"{run.limits.max_chunks:,} per file."
         )
     document = Document(
         doc_id=doc_id,
@@ -281,7 +376,7 @@ def _assemble(run: _Run, ocr_done: list[int]) -> ParsedDocument:
         title=title,
         pages=len(run.pages),
         chunks=len(chunks),
-        size=len(run.data),
+        size=run.size,
         ingested_at=datetime.now(UTC),
         status="indexed",
     )
@@ -374,6 +469,103 @@ def _raise_no_text(name: str, total: int, scanned: list[int], ocr: OcrOptions) -
         f"{name} has no text layer, and OCR found no readable text on its {len(scanned)} "
         f"scanned page{'s' if len(scanned) != 1 else ''}.",
     )
+
+
+def _check_page_content(
+    doc: pymupdf.Document, page: pymupdf.Page, name: str, pno: int, limits: Limits
+) -> None:
+    """Refuse a page whose drawing commands are too big, or draw too much text, before
+    MuPDF runs them: a 715 KB file can hold gigabytes of text-drawing commands, and
+    MuPDF needs ~100 bytes of memory per character it extracts. Flate streams are
+    inflated in 1 MB steps and never held whole; text is estimated as the bytes inside
+    string operands (``(...)`` and ``<...>``), which is what text operators draw."""
+    text_cap = 4 * limits.max_page_chars  # up to 4 bytes per glyph in CID fonts
+    content = strings = 0
+    for xref in page.get_contents():
+        for block in _content_blocks(doc, xref):
+            content += len(block)
+            strings += sum(len(m) for m in _STRING.findall(block))
+            if content > limits.max_page_content_bytes:
+                raise TooLargeError(
+                    f"{name}: page {pno} holds over {limits.max_page_content_bytes >> 20} MB "
+                    "of drawing commands; that is the limit per page."
+                )
+            if strings > text_cap:
+                raise TooLargeError(
+                    f"{name}: page {pno} draws over {text_cap:,} bytes of text; the limit "
+                    f"is {limits.max_page_chars:,} characters per page (real pages hold "
+                    "~10,000)."
+                )
+
+
+_STRING = re.compile(rb"\((?:[^()\\]|\\.){0,65536}\)|<[0-9A-Fa-f\s]{1,65536}>")
+_STEP = 1 << 20
+
+
+def _content_blocks(doc: pymupdf.Document, xref: int) -> Iterator[bytes]:
+    """A content stream, decoded, in blocks of at most 1 MB (Flate streamed)."""
+    if doc.xref_get_key(xref, "Filter")[1] not in ("/FlateDecode", "[/FlateDecode]"):
+        yield doc.xref_stream(xref) or b""  # other filters: MuPDF decodes (rare in content)
+        return
+    inflater = zlib.decompressobj()
+    data = doc.xref_stream_raw(xref) or b""
+    try:
+        while True:
+            out = inflater.decompress(data, _STEP)
+            data = inflater.unconsumed_tail
+            if out:
+                yield out
+            if not out or (not data and len(out) < _STEP):
+                return
+    except zlib.error:  # damaged: MuPDF reads what it can, as it will for the page
+        return
+
+
+def _check_page_chars(
+    name: str, pno: int, lines: list[Line], so_far: int, limits: Limits, file_size: int
+) -> int:
+    """Characters on a page, after checking the per-page and per-document limits."""
+    n = sum(len(w[4]) + 1 for ln in lines for w in ln.words)
+    if n > limits.max_page_chars:
+        raise TooLargeError(
+            f"{name}: page {pno} holds {n:,} characters; the limit is "
+            f"{limits.max_page_chars:,} per page (real pages hold ~10,000)."
+        )
+    if so_far + n > limits.max_doc_chars:
+        raise TooLargeError(
+            f"{name} holds more than {limits.max_doc_chars:,} characters of text by page "
+            f"{pno}; that is the limit per file."
+        )
+    if so_far + n > doc_char_limit(limits, file_size):
+        raise TooLargeError(
+            f"{name} unpacks to more than {doc_char_limit(limits, file_size):,} characters "
+            f"by page {pno} from {file_size / 1024:,.0f} KB: its pages repeat compressed "
+            "text far beyond what a real document holds (a decompression bomb)."
+        )
+    return n
+
+
+def _out_of_memory(e: BaseException) -> bool:
+    """Python's MemoryError, or MuPDF's allocation failure (raised as a plain error)."""
+    text = str(e).lower()
+    return (
+        isinstance(e, MemoryError)
+        or ("alloc (" in text and "failed" in text)  # "code=2: calloc (4104 x 1 bytes) failed"
+        or "out of memory" in text
+    )
+
+
+_TOO_DEEP = ("stack overflow", "nesting", "nested too", "recursion", "too deep")
+
+
+def _raise_if_too_deep(name: str) -> None:
+    """MuPDF gives up on deeply nested objects silently (no text); say so, not "scanned"."""
+    messages = pymupdf.TOOLS.mupdf_warnings(reset=False).lower()
+    if any(word in messages for word in _TOO_DEEP):
+        raise CorruptPdfError(
+            f"{name} is damaged: its objects are nested too deeply to be read.",
+            hint="The PDF is malformed (or made to crash readers). Re-export it from its source.",
+        )
 
 
 def _log_speed(parsed: ParsedDocument, t0: float) -> None:

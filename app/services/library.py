@@ -49,9 +49,9 @@ def expand_paths(paths: Sequence[Path | str]) -> list[Path]:
     Resolving matters: a document is keyed by its path for "updated", so the same file
     reached through a symlink or ``..`` must give the same path string.
     """
-    from app.ingest import iter_pdf_paths
+    from app.ingest import iter_pdf_paths, safe_resolve
 
-    return list(dict.fromkeys(p.resolve() for p in iter_pdf_paths(paths)))
+    return list(dict.fromkeys(safe_resolve(p) for p in iter_pdf_paths(paths)))
 
 
 class Library:
@@ -115,6 +115,9 @@ class Library:
         files = expand_paths(paths)
         results: list[IngestResult] = []
         wrote = False
+        parser = _parser(self.settings)  # a child process with a memory ceiling, or None
+        if parser is not None:
+            parse_pdf = parser.parse
         try:
             for i, path in enumerate(files):
                 if cancel is not None:
@@ -127,6 +130,9 @@ class Library:
             progress(Progress("file", len(files), len(files)))
         except Cancelled:
             logger.info("ingest cancelled after %d of %d files", len(results), len(files))
+        finally:
+            if parser is not None:
+                parser.close()
         if wrote:
             self.store.optimize()
         if embed and not (cancel is not None and cancel.cancelled):
@@ -287,6 +293,15 @@ class Library:
         """Load the embedder and retriever now (e.g. before a batch of searches)."""
         self._get_retriever()
         self.embedder.embed(["warm up"])
+
+
+def _parser(settings: Settings) -> Any:
+    """The parse worker (``app.ingest.worker``) when parsing is isolated, else None."""
+    from app.ingest.worker import ParseWorker, isolation_supported
+
+    if settings.isolate_parsing and isolation_supported():
+        return ParseWorker()
+    return None
 
 
 def _batches(items: Sequence[Chunk], size: int) -> Iterator[Sequence[Chunk]]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QFont, QKeySequence, QPainter
@@ -33,6 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.models import Document
+from app.core.terminal import safe_line
+from app.ui.render import file_name, plain_tooltip
 from app.ui.theme import icon, muted_color, status_color
 
 logger = logging.getLogger(__name__)
@@ -284,18 +285,19 @@ class LibraryPanel(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for d in docs:
-            name = Path(d.file).name
+            name = file_name(d.file)
+            title = safe_line(d.title)
             status = "Ready" if d.status == "ready" else "Indexed (embedding…)"
             pages = f"{d.pages} page{'s' if d.pages != 1 else ''}"
-            it = QListWidgetItem(d.title or name)
+            it = QListWidgetItem(title or name)
             it.setData(DOC_ROLE, d.doc_id)
             it.setData(SUB_ROLE, f"{name} · {pages} · {status}")
             it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             it.setCheckState(
                 Qt.CheckState.Unchecked if d.doc_id in self._unchecked else Qt.CheckState.Checked
             )
-            it.setToolTip(f"{d.title}\n{d.file}\n{pages}, {d.chunks} passages · {status}")
-            it.setData(Qt.ItemDataRole.AccessibleTextRole, f"{d.title}, {name}, {pages}, {status}")
+            it.setToolTip(plain_tooltip(f"{title}\n{d.file}\n{pages}, {d.chunks} passages · {status}"))
+            it.setData(Qt.ItemDataRole.AccessibleTextRole, f"{title}, {name}, {pages}, {status}")
             if d.status != "ready":
                 it.setForeground(status_color("YELLOW"))
             self.list.addItem(it)
@@ -385,7 +387,7 @@ class LibraryPanel(QWidget):
         answer = QMessageBox.question(
             self,
             "Remove document",
-            f"Remove “{doc.title}” from the library?\n\nThe PDF file itself is not deleted.",
+            f"Remove “{safe_line(doc.title)}” from the library?\n\nThe PDF file itself is not deleted.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from app.core.config import Settings
 from app.core.models import Answer, Citation, Document, Source
 from app.core.progress import Progress
+from app.core.terminal import safe_line
 from app.ui import render, window_state
 from app.ui.columns import MIN_WIDTH, Columns
 from app.ui.conversation import ConversationPanel
@@ -374,8 +375,8 @@ class MainWindow(QMainWindow):
             r = failed[0]
             self.messages.show_message(
                 "error",
-                f"Could not add {Path(r.file).name}.",
-                r.error or "Unknown error.",
+                f"Could not add {safe_line(Path(r.file).name)}.",
+                safe_line(r.error or "Unknown error."),
                 key="import",
             )
         elif failed:

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.terminal import safe_line
 from app.ingest._mupdf import MUPDF_LOCK, pymupdf
 from app.ui.theme import icon
 from app.ui.widgets import ElidedLabel
@@ -454,7 +455,7 @@ class PdfViewer(QWidget):
             self.canvas.focus_rect = None
         self.canvas.open(Path(path))
         self.stack.setCurrentWidget(self.canvas)
-        self.title.setText(Path(path).name)
+        self.title.setText(safe_line(Path(path).name))
         self.title.setToolTip(str(path))
         self._update_controls()
         self.canvas.go_to(page)

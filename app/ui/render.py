@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from app.core.models import Answer, Citation, DroppedCitation
+from app.core.terminal import safe_line
 
 MARKER = re.compile(r"\[(\d{1,3})\]")
 
@@ -26,7 +27,15 @@ DROP_REASONS = {
 
 
 def file_name(path: str) -> str:
-    return Path(path).name if path else ""
+    """A document's file name, safe to show (control and bidi characters made visible)."""
+    return safe_line(Path(path).name) if path else ""
+
+
+def plain_tooltip(text: str) -> str:
+    """A tooltip that shows ``text`` as typed: Qt would render text that looks like HTML
+    (a PDF title such as ``<img src=...>``) as rich text, so it is escaped explicitly."""
+    lines = [html.escape(safe_line(line)) for line in text.split("\n")]
+    return "<qt>" + "<br>".join(lines) + "</qt>"
 
 
 def citations_by_n(answer: Answer) -> dict[int, list[Citation]]:

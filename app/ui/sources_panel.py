@@ -7,15 +7,16 @@ or a thin answer understandable. Clicking a source opens it in the viewer.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from app.core.models import Answer, Source
+from app.core.terminal import safe_line
 from app.ui import render
 from app.ui.library_panel import SUB_ROLE, DocumentDelegate
+from app.ui.render import file_name, plain_tooltip
 from app.ui.theme import icon, status_color
 
 logger = logging.getLogger(__name__)
@@ -60,15 +61,15 @@ class SourcesPanel(QWidget):
         cited = {c.n for c in answer.citations} if answer else set()
         shown = render.display_numbers(answer) if answer else {}
         for s in sorted(sources, key=lambda s: (s.n not in cited, shown.get(s.n, s.n))):
-            name = Path(s.file).name
+            name = file_name(s.file)
             pages = f"p. {s.page_start}" + (f"–{s.page_end}" if s.page_end > s.page_start else "")
             mark = "Cited" if s.n in cited else "Not cited"
-            head = s.section.split(" > ")[-1] if s.section else (s.title or name)
+            head = safe_line(s.section.split(" > ")[-1] if s.section else (s.title or name))
             it = QListWidgetItem(f"[{shown.get(s.n, s.n)}]  {head}")
             it.setData(SUB_ROLE, f"{mark} · {name} · {pages}")
             it.setData(SOURCE_ROLE, s.n)
             snippet = s.text if len(s.text) < 500 else s.text[:500] + "…"
-            it.setToolTip(f"{s.title}\n{name}, {pages}\n\n{snippet}")
+            it.setToolTip(plain_tooltip(f"{s.title}\n{name}, {pages}\n\n{snippet}"))
             it.setData(
                 Qt.ItemDataRole.AccessibleTextRole,
                 f"Source {shown.get(s.n, s.n)}, {mark.lower()}: {name}, {pages}",

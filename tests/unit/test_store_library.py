@@ -78,6 +78,7 @@ def test_unexpected_exception_fails_only_that_file(
         return real(path, **kw)
 
     monkeypatch.setattr(app.ingest, "parse_pdf", flaky)
+    monkeypatch.setattr(lib.settings, "isolate_parsing", False)  # the patch is in this process
     boom = pf.make_two_column_pdf(tmp_path / "boom.pdf")
     good = pf.make_manual_pdf(tmp_path / "good.pdf")
     r1, r2 = lib.ingest([boom, good], embed=False)

@@ -1,0 +1,249 @@
+"""Parse PDFs in a child process, so one hostile file cannot take the machine or the batch down.
+
+Why a process: MuPDF's memory use is set by what a file *asks for*, not by its size (a
+715 KB file of compressed text-drawing commands asked for 12 GB), a damaged file can make
+native code spin or crash, and a blocking native call cannot be interrupted by Ctrl-C.
+In a child with a memory ceiling (``RLIMIT_DATA`` on Linux) and a per-page watchdog, such a
+file fails alone with a ``too_large`` / ``corrupt_pdf`` message, the parent stays small,
+and cancelling kills the child at once. The child lives for a whole batch (starting it
+costs ~0.5 s) and is restarted after a failure that killed it.
+
+Protocol over the child's stdin/stdout: length-prefixed pickles. Parent -> child:
+``(path, params, limits)``; child -> parent: ``("progress", done, total)`` ... then
+``("ok", ParsedDocument)`` or ``("error", code, message, hint)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pickle
+import queue
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from app.core import errors
+from app.core.errors import Cancelled, CorruptPdfError, IngestError, TooLargeError
+from app.core.models import ParsedDocument
+from app.core.progress import CancelToken, Progress, ProgressCallback
+
+from .chunker import ChunkParams
+from .limits import DEFAULT_LIMITS, Limits
+
+logger = logging.getLogger(__name__)
+
+_HEADER = struct.Struct("<Q")
+
+
+def _send(stream: IO[bytes], obj: Any) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def _recv(stream: IO[bytes]) -> Any:
+    head = stream.read(_HEADER.size)
+    if len(head) < _HEADER.size:
+        raise EOFError
+    (size,) = _HEADER.unpack(head)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError
+    return pickle.loads(data)
+
+
+def isolation_supported() -> bool:
+    """A frozen bundle has no ``python -m``; it parses in-process (limits still apply)."""
+    return not getattr(sys, "frozen", False)
+
+
+class ParseWorker:
+    """One child process that parses PDFs one at a time; use as a context manager."""
+
+    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.limits = limits
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._inbox: queue.Queue[Any] = queue.Queue()
+
+    def __enter__(self) -> ParseWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            assert proc.stdin is not None
+            proc.stdin.close()  # the child exits at end of input
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._proc is not None and self._proc.poll() is None:
+            return self._proc
+        env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "app.ingest.worker", str(self.limits.worker_memory_bytes)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+        )
+        self._inbox = queue.Queue()
+        threading.Thread(
+            target=self._pump, args=(proc, self._inbox), name="parse-worker-reader", daemon=True
+        ).start()
+        self._proc = proc
+        logger.info("parse worker %d started", proc.pid)
+        return proc
+
+    @staticmethod
+    def _pump(proc: subprocess.Popen[bytes], inbox: queue.Queue[Any]) -> None:
+        assert proc.stdout is not None
+        try:
+            while True:
+                inbox.put(_recv(proc.stdout))
+        except (EOFError, OSError, pickle.UnpicklingError):
+            inbox.put(("eof",))
+
+    def parse(
+        self,
+        path: Path,
+        *,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+        params: ChunkParams | None = None,
+    ) -> ParsedDocument:
+        """Like ``parse_pdf``, in the child. Raises IngestError subclasses or Cancelled."""
+        proc = self._start()
+        assert proc.stdin is not None
+        try:
+            _send(proc.stdin, (str(path), params or ChunkParams(), self.limits))
+        except OSError:  # died between files: start again once
+            self._kill()
+            proc = self._start()
+            assert proc.stdin is not None
+            _send(proc.stdin, (str(path), params or ChunkParams(), self.limits))
+        last = time.monotonic()
+        while True:
+            if cancel is not None and cancel.cancelled:
+                self._kill()
+                raise Cancelled()
+            try:
+                msg = self._inbox.get(timeout=0.1)
+            except queue.Empty:
+                if time.monotonic() - last > self.limits.page_timeout_s:
+                    self._kill()
+                    raise TooLargeError(
+                        f"{path.name}: reading one page took over "
+                        f"{self.limits.page_timeout_s:.0f} s; gave up on the file."
+                    ) from None
+                continue
+            last = time.monotonic()
+            kind = msg[0]
+            if kind == "progress":
+                if on_progress is not None:
+                    on_progress(Progress("parse", msg[1], msg[2], file=str(path)))
+            elif kind == "ok":
+                return msg[1]  # type: ignore[no-any-return]
+            elif kind == "error":
+                raise _error(*msg[1:])
+            else:  # "eof": the child died
+                raise self._died(path)
+
+    def _died(self, path: Path) -> IngestError:
+        proc, self._proc = self._proc, None
+        code = proc.wait() if proc is not None else None
+        logger.warning("parse worker died on %s (exit code %s)", path, code)
+        if code == -9:  # SIGKILL: on Linux usually the kernel's out-of-memory killer
+            return TooLargeError(f"{path.name} needs more memory to read than is available.")
+        return CorruptPdfError(
+            f"{path.name} is damaged: it crashed the PDF reader (exit code {code})."
+        )
+
+
+def _error(code: str, message: str, hint: str) -> IngestError:
+    """Rebuild the child's IngestError (same class, message and hint)."""
+    for name in dir(errors):
+        cls = getattr(errors, name)
+        if isinstance(cls, type) and issubclass(cls, IngestError) and cls.code == code:
+            return cls(message, hint=hint)
+    return CorruptPdfError(message, hint=hint)
+
+
+# --- the child -------------------------------------------------------------------------------
+
+
+def _limit_memory(max_bytes: int) -> None:
+    try:
+        import resource
+    except ImportError:  # Windows: no rlimits; the in-process limits still apply
+        return
+    for which in ("RLIMIT_DATA", "RLIMIT_AS"):
+        limit = getattr(resource, which, None)
+        if limit is None:
+            continue
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(limit, (max_bytes, max_bytes))
+            return
+
+
+def _child(max_bytes: int) -> int:
+    from app.core.logs import setup_logging
+
+    setup_logging(console=False)
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing but frames may reach the pipe
+    from .pdf import parse_pdf
+
+    _limit_memory(max_bytes)
+    while True:
+        try:
+            path, params, limits = _recv(stdin)
+        except EOFError:
+            return 0
+
+        def progress(p: Progress) -> None:
+            _send(stdout, ("progress", p.done, p.total))
+
+        try:
+            parsed = parse_pdf(path, on_progress=progress, params=params, limits=limits)
+            reply: tuple[Any, ...] = ("ok", parsed)
+        except IngestError as exc:
+            reply = ("error", exc.code, exc.message, exc.hint)
+        except MemoryError:
+            reply = ("error", TooLargeError.code, _too_much_memory(path), TooLargeError.default_hint)
+        except Exception as exc:
+            logger.exception("parsing %s failed", path)
+            reply = ("error", "internal_error", f"Unexpected error reading {path}: {exc}", "")
+        try:
+            _send(stdout, reply)
+        except MemoryError:
+            _send(stdout, ("error", TooLargeError.code, _too_much_memory(path), ""))
+
+
+def _too_much_memory(path: str) -> str:
+    return f"{Path(path).name} needs more memory to read than Footnote allows per file."
+
+
+if __name__ == "__main__":
+    sys.exit(_child(int(sys.argv[1])))
