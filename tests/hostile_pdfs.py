@@ -37,8 +37,8 @@ def raw_pdf(objects: list[bytes]) -> bytes:
 def stream(data: bytes, *, compress: bool = True) -> bytes:
     if compress:
         data = zlib.compress(data, 9)
-        return b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + (
-            b"\nendstream"
+        return (
+            b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + (b"\nendstream")
         )
     return b"<< /Length %d >>\nstream\n" % len(data) + data + b"\nendstream"
 
@@ -98,8 +98,8 @@ def form_bomb(draws: int = 200_000, chars: int = 1_000) -> bytes:
         b">> >> /Length %d /Filter /FlateDecode >>\nstream\n" % len(zform) + zform + b"\nendstream"
     )
     page = _deflated(iter([b"/X0 Do\n" * draws]))
-    page_obj = b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(page) + page + (
-        b"\nendstream"
+    page_obj = (
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(page) + page + (b"\nendstream")
     )
     return raw_pdf(
         [

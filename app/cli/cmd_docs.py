@@ -33,7 +33,9 @@ def run(args: argparse.Namespace) -> int:
     )
     for d in docs:
         when = d.ingested_at.strftime("%Y-%m-%d %H:%M") if d.ingested_at else ""
-        print(f"{d.doc_id:<16}  {d.pages:>5}  {d.chunks:>6}  {d.status:<7}  {when:<16}  {safe_line(d.title)}")
+        print(
+            f"{d.doc_id:<16}  {d.pages:>5}  {d.chunks:>6}  {d.status:<7}  {when:<16}  {safe_line(d.title)}"
+        )
         print(f"{'':<16}  {'':>5}  {'':>6}  {'':<7}  {'':<16}  {safe_line(d.file)}")
     print(f"{len(docs)} document(s).")
     return common.EXIT_OK

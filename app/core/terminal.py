@@ -59,4 +59,3 @@ def json_safe(dumped: str) -> str:
     """Escape (as ``\\uXXXX``) what ``json.dumps(ensure_ascii=False)`` leaves raw but a
     terminal would act on; the JSON value is unchanged."""
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", dumped)
-

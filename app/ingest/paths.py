@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -48,11 +49,16 @@ def iter_pdf_paths(paths: Iterable[Path | str]) -> list[Path]:
 
 
 def safe_resolve(path: Path) -> Path:
-    """``path.resolve()`` that never raises: a symlink loop stays as given (absolute)."""
+    """``path.resolve()`` for a regular file; anything else (a symlink loop, a link to
+    /dev/zero or to nothing) stays as given (absolute), so its error names what the user
+    named. Never raises."""
     try:
-        return path.resolve()
+        resolved = path.resolve()
+        if stat.S_ISREG(os.stat(resolved).st_mode):
+            return resolved
     except (OSError, RuntimeError):  # RuntimeError: "Symlink loop" on Python < 3.13
-        return path.absolute()
+        pass
+    return path.absolute()
 
 
 def _is_pdf_name(name: str) -> bool:

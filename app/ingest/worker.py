@@ -231,8 +231,13 @@ def _child(max_bytes: int) -> int:
         except IngestError as exc:
             reply = ("error", exc.code, exc.message, exc.hint)
         except MemoryError:
-            reply = ("error", TooLargeError.code, _too_much_memory(path), TooLargeError.default_hint)
-        except Exception as exc:
+            reply = (
+                "error",
+                TooLargeError.code,
+                _too_much_memory(path),
+                TooLargeError.default_hint,
+            )
+        except Exception as exc:  # noqa: BLE001 - reported as this file's failure
             logger.exception("parsing %s failed", path)
             reply = ("error", "internal_error", f"Unexpected error reading {path}: {exc}", "")
         try:

@@ -296,7 +296,9 @@ class LibraryPanel(QWidget):
             it.setCheckState(
                 Qt.CheckState.Unchecked if d.doc_id in self._unchecked else Qt.CheckState.Checked
             )
-            it.setToolTip(plain_tooltip(f"{title}\n{d.file}\n{pages}, {d.chunks} passages · {status}"))
+            it.setToolTip(
+                plain_tooltip(f"{title}\n{d.file}\n{pages}, {d.chunks} passages · {status}")
+            )
             it.setData(Qt.ItemDataRole.AccessibleTextRole, f"{title}, {name}, {pages}, {status}")
             if d.status != "ready":
                 it.setForeground(status_color("YELLOW"))
