@@ -55,7 +55,7 @@ def _recv(stream: IO[bytes]) -> Any:
     data = stream.read(size)
     if len(data) < size:
         raise EOFError
-    return pickle.loads(data)
+    return pickle.loads(data)  # our own child's output
 
 
 def isolation_supported() -> bool:
@@ -164,7 +164,7 @@ class ParseWorker:
                 if on_progress is not None:
                     on_progress(Progress("parse", msg[1], msg[2], file=str(path)))
             elif kind == "ok":
-                return msg[1]  # type: ignore[no-any-return]
+                return msg[1]
             elif kind == "error":
                 raise _error(*msg[1:])
             else:  # "eof": the child died
@@ -237,7 +237,7 @@ def _child(max_bytes: int) -> int:
                 _too_much_memory(path),
                 TooLargeError.default_hint,
             )
-        except Exception as exc:  # noqa: BLE001 - reported as this file's failure
+        except Exception as exc:  # reported as this file's failure (logged)
             logger.exception("parsing %s failed", path)
             reply = ("error", "internal_error", f"Unexpected error reading {path}: {exc}", "")
         try:
