@@ -70,6 +70,7 @@ class ParseWorker:
         self.limits = limits
         self._proc: subprocess.Popen[bytes] | None = None
         self._inbox: queue.Queue[Any] = queue.Queue()
+        self._in_process = False  # set when the child cannot be started at all
 
     def __enter__(self) -> ParseWorker:
         return self
@@ -133,8 +134,23 @@ class ParseWorker:
         cancel: CancelToken | None = None,
         params: ChunkParams | None = None,
     ) -> ParsedDocument:
-        """Like ``parse_pdf``, in the child. Raises IngestError subclasses or Cancelled."""
-        proc = self._start()
+        """Like ``parse_pdf``, in the child. Raises IngestError subclasses or Cancelled.
+
+        If no child can be started (no permission to run the interpreter, no resources),
+        parses in this process: the per-file limits still apply, the memory ceiling not.
+        """
+        if not self._in_process:
+            try:
+                proc = self._start()
+            except OSError as exc:
+                logger.warning("cannot start the parse worker (%s); parsing in-process", exc)
+                self._in_process = True
+        if self._in_process:
+            from .pdf import parse_pdf
+
+            return parse_pdf(
+                path, on_progress=on_progress, cancel=cancel, params=params, limits=self.limits
+            )
         assert proc.stdin is not None
         try:
             _send(proc.stdin, (str(path), params or ChunkParams(), self.limits))
