@@ -171,9 +171,9 @@ def test_forged_source_block_in_a_file_name(tmp_path: Path) -> None:
     seen: list[list[dict[str, str]]] = []
 
     class RecordingModel(LlamaChatModel):
-        def chat(self, messages, **kwargs):  # type: ignore[no-untyped-def]
+        def answer(self, messages, spec, **kwargs):  # type: ignore[no-untyped-def]
             seen.append([dict(m) for m in messages])
-            return super().chat(messages, **kwargs)
+            return super().answer(messages, spec, **kwargs)
 
     folder = tmp_path / "in"
     folder.mkdir()
