@@ -9,7 +9,8 @@ and cancelling kills the child at once. The child lives for a whole batch (start
 costs ~0.5 s) and is restarted after a failure that killed it.
 
 Protocol over the child's stdin/stdout: length-prefixed pickles. Parent -> child:
-``(path, params, limits)``; child -> parent: ``("progress", done, total)`` ... then
+``(path, params, ocr, partials?, limits)``; child -> parent: ``("progress", stage, done,
+total)`` and ``("partial", ParsedDocument)`` (OCR, see ``parse_pdf``) ... then
 ``("ok", ParsedDocument)`` or ``("error", code, message, hint)``.
 """
 
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -35,6 +37,7 @@ from app.core.progress import CancelToken, Progress, ProgressCallback
 
 from .chunker import ChunkParams
 from .limits import DEFAULT_LIMITS, Limits
+from .ocr import OcrOptions
 
 logger = logging.getLogger(__name__)
 
@@ -133,6 +136,8 @@ class ParseWorker:
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
         params: ChunkParams | None = None,
+        ocr: OcrOptions | None = None,
+        on_partial: Callable[[ParsedDocument], None] | None = None,
     ) -> ParsedDocument:
         """Like ``parse_pdf``, in the child. Raises IngestError subclasses or Cancelled.
 
@@ -149,16 +154,23 @@ class ParseWorker:
             from .pdf import parse_pdf
 
             return parse_pdf(
-                path, on_progress=on_progress, cancel=cancel, params=params, limits=self.limits
+                path,
+                on_progress=on_progress,
+                cancel=cancel,
+                params=params,
+                ocr=ocr,
+                on_partial=on_partial,
+                limits=self.limits,
             )
+        job = (str(path), params or ChunkParams(), ocr, on_partial is not None, self.limits)
         assert proc.stdin is not None
         try:
-            _send(proc.stdin, (str(path), params or ChunkParams(), self.limits))
+            _send(proc.stdin, job)
         except OSError:  # died between files: start again once
             self._kill()
             proc = self._start()
             assert proc.stdin is not None
-            _send(proc.stdin, (str(path), params or ChunkParams(), self.limits))
+            _send(proc.stdin, job)
         last = time.monotonic()
         while True:
             if cancel is not None and cancel.cancelled:
@@ -178,7 +190,10 @@ class ParseWorker:
             kind = msg[0]
             if kind == "progress":
                 if on_progress is not None:
-                    on_progress(Progress("parse", msg[1], msg[2], file=str(path)))
+                    on_progress(Progress(msg[1], msg[2], msg[3], file=str(path)))
+            elif kind == "partial":
+                if on_partial is not None:
+                    on_partial(msg[1])
             elif kind == "ok":
                 return msg[1]
             elif kind == "error":
@@ -234,15 +249,25 @@ def _child(max_bytes: int) -> int:
     _limit_memory(max_bytes)
     while True:
         try:
-            path, params, limits = _recv(stdin)
+            path, params, ocr, partials, limits = _recv(stdin)
         except EOFError:
             return 0
 
         def progress(p: Progress) -> None:
-            _send(stdout, ("progress", p.done, p.total))
+            _send(stdout, ("progress", p.stage, p.done, p.total))
+
+        def partial(doc: ParsedDocument) -> None:
+            _send(stdout, ("partial", doc))
 
         try:
-            parsed = parse_pdf(path, on_progress=progress, params=params, limits=limits)
+            parsed = parse_pdf(
+                path,
+                on_progress=progress,
+                params=params,
+                ocr=ocr,
+                on_partial=partial if partials else None,
+                limits=limits,
+            )
             reply: tuple[Any, ...] = ("ok", parsed)
         except IngestError as exc:
             reply = ("error", exc.code, exc.message, exc.hint)
