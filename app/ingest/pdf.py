@@ -233,12 +233,11 @@ def parse_pdf(
     data, sha, size, mtime = _read(path, limits)
     with MUPDF_LOCK:
         doc = _open(path, data, limits)
-    del data  # MuPDF holds its own reference to the bytes
     try:
         run = _Run(
             path, sha, size, on_progress, cancel, params or ChunkParams(), ocr or OcrOptions()
         )
-        run.limits = limits
+        run.limits, run.data = limits, data
         parsed = _parse(run, doc, on_partial)
         parsed.document.mtime = mtime
         _log_speed(parsed, t0)
@@ -277,6 +276,7 @@ class _Run:
     heights: list[float] = field(default_factory=list)
     limits: Limits = DEFAULT_LIMITS
     chars: int = 0  # extracted so far, for the per-document limits
+    data: bytes | None = None  # the file's bytes; None for a big file opened from disk
 
     def check(self) -> None:
         if self.cancel is not None:
@@ -412,7 +412,7 @@ def _ocr_pages(
         progress(Progress(stage="ocr", done=0, total=len(todo), file=str(run.path)))
     workers = workers_for(len(todo))
     with contextlib.ExitStack() as stack:
-        if workers > 1:
+        if workers > 1 and run.data is not None:  # big files: OCR here, not copied N times
             reader = stack.enter_context(OcrPool(run.data, workers)).read(todo, run.ocr)
         else:
             reader = (_ocr_here(doc, pno, run.ocr) for pno in todo)
