@@ -136,8 +136,20 @@ class DropZone(QWidget):
         lay.addSpacing(10)
         lay.addWidget(note)
         lay.addStretch(2)
-        self._optional = [pic, hint, note]  # dropped first when the panel is short
+        self._optional = [pic, note, hint]  # dropped in this order when the panel is short
         self._essential = [head, self.add_button]
+        self.head, self.hint = head, hint
+
+    def set_importing(self, on: bool) -> None:
+        """While the first PDFs are being added, say so instead of "Drop PDFs here"."""
+        self.head.setText("Adding your PDFs…" if on else "Drop PDFs here")
+        self.hint.setText(
+            "They are listed here as soon as they can be searched."
+            if on
+            else "Drag PDF files or folders anywhere onto this window, or"
+        )
+        self.add_button.setVisible(not on)
+        self._fit_optional()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
         m = self.layout().contentsMargins()
@@ -146,11 +158,18 @@ class DropZone(QWidget):
 
     def resizeEvent(self, e: object) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(e)  # type: ignore[arg-type]
+        self._fit_optional()
+
+    def _fit_optional(self) -> None:
+        """Show as many of the optional lines as fit (picture first to go), never clip."""
         m = self.layout().contentsMargins()
-        need = sum(w.sizeHint().height() + 8 for w in self._essential + self._optional)
-        roomy = self.height() >= need + m.top() + m.bottom()
+        room = self.height() - m.top() - m.bottom()
+        room -= sum(w.sizeHint().height() + 8 for w in self._essential)
+        keep = list(self._optional)
+        while keep and sum(w.sizeHint().height() + 8 for w in keep) > room:
+            keep.pop(0)
         for w in self._optional:
-            w.setVisible(roomy)
+            w.setVisible(w in keep)
 
 
 class LibraryPanel(QWidget):

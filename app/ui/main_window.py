@@ -343,6 +343,7 @@ class MainWindow(QMainWindow):
             return
         self.set_panel("left", True)
         self.imports.start(paths)
+        self.library.drop_zone.set_importing(True)
         self.ingest_job = self.session.ingest(
             paths,
             on_progress=self._ingest_progress,
@@ -358,6 +359,7 @@ class MainWindow(QMainWindow):
 
     def _ingest_finished(self, outcome: IngestOutcome) -> None:
         self.ingest_job = None
+        self.library.drop_zone.set_importing(False)
         results = outcome.results
         self.imports.finish(results)
         if outcome.cancelled:
@@ -392,6 +394,7 @@ class MainWindow(QMainWindow):
 
     def _ingest_cancelled(self) -> None:
         self.ingest_job = None
+        self.library.drop_zone.set_importing(False)
         self.imports.cancelled()
         if self._pending_paths:
             self._pending_paths = []
@@ -399,6 +402,7 @@ class MainWindow(QMainWindow):
 
     def _ingest_failed(self, exc: BaseException) -> None:
         self.ingest_job = None
+        self.library.drop_zone.set_importing(False)
         self.imports.failed(describe_error(exc))
         self.messages.show_message(
             "error", "The import stopped.", describe_error(exc), key="import"
