@@ -52,4 +52,4 @@ def redact(location: LibraryLocation) -> str:
 
 def location_key(location: LibraryLocation) -> str:
     """A short stable name for per-user files about a library (e.g. the GUI's conversation)."""
-    return hashlib.sha256(redact(location).encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(redact(parse_location(location)).encode("utf-8")).hexdigest()[:16]
