@@ -2,6 +2,7 @@
 
 Exit 0 when every file was added, updated or unchanged; 1 when some failed (the
 others are still ingested); 2 on usage errors. Ctrl-C cancels after the current file.
+Scanned pages are read by OCR unless ``--no-ocr``; ``--json`` reports ``ocr_pages`` per file.
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="With --ray: number of workers (each loads the embedder once; default: one per CPU).",
     )
+    parser.add_argument(
+        "--no-ocr",
+        action="store_true",
+        help="Do not read scanned pages with OCR (such files are then refused).",
+    )
 
 
 _ADDRESS = re.compile(r"^(auto|local|ray://.+|[A-Za-z0-9.-]+:\d+)$")
@@ -69,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         return common.EXIT_USAGE
     try:
         library = common.open_library(args)
+        if args.no_ocr:
+            library.settings = library.settings.model_copy(update={"ocr": False})
         library.store.claim_writer()
         if args.ray is not None:
             return _run_on_ray(args, library, bar, t0)
@@ -142,8 +150,9 @@ def _print_summary(results: list[IngestResult], timings: dict[str, float], cance
     out = sys.stdout
     for r in results:
         if r.status != "failed":
+            ocr = f" ({r.ocr_pages} read by OCR)" if r.ocr_pages else ""
             print(
-                f"{r.status:<9} {r.doc_id}  {r.pages:>4} pages {r.chunks:>5} chunks  "
+                f"{r.status:<9} {r.doc_id}  {r.pages:>4} pages{ocr} {r.chunks:>5} chunks  "
                 f"{safe_line(r.file)}",
                 file=out,
             )

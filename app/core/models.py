@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.charmap import CharMap
 
-DocStatus = Literal["indexed", "ready"]
+DocStatus = Literal["indexed", "ready", "partial"]
 IngestStatus = Literal["added", "unchanged", "updated", "failed"]
 MatchKind = Literal["exact", "normalized", "fuzzy"]
 ValidationStatus = Literal["GREEN", "YELLOW", "RED"]
@@ -40,7 +40,8 @@ class Document(BaseModel):
     ingested_at: datetime | None = Field(default=None, description="When it was (re)ingested.")
     status: DocStatus = Field(
         default="ready",
-        description="'indexed': keyword-searchable, embeddings pending; 'ready': fully embedded.",
+        description="'indexed': keyword-searchable, embeddings pending; 'ready': fully embedded;"
+        " 'partial': OCR has read only some pages yet (or was interrupted), those searchable.",
     )
 
 

@@ -27,11 +27,13 @@ from app.core.models import Chunk, Document, IngestResult, SearchHit
 from app.core.progress import CancelToken, Progress, ProgressCallback, no_progress
 from app.core.protocols import Embedder
 from app.core.timing import ms_since
+from app.services.partial import PartialWriter
 from app.store import Store
 
 if TYPE_CHECKING:
     from app.core.models import ParsedDocument
     from app.retrieval import HybridRetriever
+    from app.ingest.ocr import OcrOptions
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +94,13 @@ class Library:
                 logger.warning("stored vectors came from another embedder; re-embedding")
         return emb
 
+    @property
+    def ocr_options(self) -> OcrOptions:
+        """How scanned pages are read (Settings.ocr, Settings.ocr_languages)."""
+        from app.ingest.ocr import OcrOptions
+
+        return OcrOptions(enabled=self.settings.ocr, languages=self.settings.ocr_languages)
+
     # --- ingest ------------------------------------------------------------------------------
 
     def ingest(
@@ -151,38 +160,53 @@ class Library:
         cancel: CancelToken | None,
     ) -> IngestResult:
         name = str(path)
+        partial = PartialWriter(self.store, self._lock, name)
         try:
             sha = file_sha(path)
             known = self.store.get_document(sha)
+            if known is not None and known.status == "partial":  # OCR was interrupted
+                with self._lock:
+                    self.store.remove(sha)
+                known = None
             if known is not None:
                 if known.file != name and not Path(known.file).exists():
                     # Same content, and the file it was added from is gone: it moved.
                     with self._lock:
                         self.store.set_file(sha, name)
                 return self._result(name, "unchanged", known)
-            parsed: ParsedDocument = parse_pdf(path, on_progress=progress, cancel=cancel)
+            parsed: ParsedDocument = parse_pdf(
+                path, on_progress=progress, cancel=cancel, ocr=self.ocr_options, on_partial=partial
+            )
             doc = parsed.document.model_copy(update={"file": name, "status": "indexed"})
             parsed = parsed.model_copy(update={"document": doc})
             with self._lock:
+                partial.discard()
                 if self.store.get_document(doc.doc_id) is not None:  # raced with another ingest
                     return self._result(name, "unchanged", self.store.get_document(doc.doc_id))
                 progress(Progress("index", 0, 1, file=name))
-                replaced = self.store.add_document(parsed)
+                replaced = self.store.add_document(parsed) or partial.replaced
                 progress(Progress("index", 1, 1, file=name))
             stored = self.store.get_document(doc.doc_id)
-            return self._result(name, "updated" if replaced else "added", stored)
+            result = self._result(name, "updated" if replaced else "added", stored)
+            result.ocr_pages = len(parsed.ocr_pages)
+            return result
         except Cancelled:
-            raise
+            raise  # a partial document stays: its pages are searchable, the next run redoes it
         except IngestError as exc:
+            partial.discard()  # a failed file leaves nothing behind
             return self._failed(name, exc)
         except FileNotFoundError as exc:
+            partial.discard()
             return self._failed(name, FileMissingError(f"{name} does not exist ({exc.strerror})."))
         except PermissionError as exc:
+            partial.discard()
             return self._failed(name, PermissionDeniedError(f"Cannot read {name}: {exc.strerror}."))
         except FootnoteError as exc:
+            partial.discard()
             return self._failed(name, exc)
         except Exception as exc:  # one bad file must never stop the others
             logger.exception("unexpected error ingesting %s", name)
+            partial.discard()
             return IngestResult(
                 file=name,
                 status="failed",

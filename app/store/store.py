@@ -227,7 +227,10 @@ class Store:
             row = doc.model_copy(
                 update={
                     "chunks": len(parsed.chunks),
-                    "status": "ready" if vectors is not None else "indexed",
+                    # "partial": some pages still being read by OCR (app.services.partial)
+                    "status": "ready"
+                    if vectors is not None
+                    else ("partial" if doc.status == "partial" else "indexed"),
                     "ingested_at": doc.ingested_at or datetime.now(UTC),
                 }
             )

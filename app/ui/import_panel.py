@@ -32,6 +32,7 @@ logger = logging.getLogger(__name__)
 
 STAGE_WORDS = {
     "parse": "Reading pages",
+    "ocr": "Reading scanned pages (OCR)",
     "index": "Indexing",
     "chunk": "Splitting",
     "store": "Saving",
@@ -40,7 +41,7 @@ STAGE_WORDS = {
 }
 
 
-STAGE_SPAN = {"parse": (0.0, 0.85), "index": (0.85, 1.0)}
+STAGE_SPAN = {"parse": (0.0, 0.85), "ocr": (0.0, 0.95), "index": (0.85, 1.0)}
 
 
 class FileRow:
@@ -69,7 +70,10 @@ class FileRow:
             # Reading pages is most of the work (0-85%); indexing finishes it. Never go back.
             lo, hi = STAGE_SPAN.get(p.stage, (0.0, 1.0))
             value = int((lo + (hi - lo) * p.fraction) * 1000)
-            self.bar.setValue(max(self.bar.value(), value))
+            if p.stage == "ocr":  # a second, slower pass over the scanned pages: starts anew
+                self.bar.setValue(value)
+            else:
+                self.bar.setValue(max(self.bar.value(), value))
             self.state.setText(f"{words} {p.done}/{p.total}")
         else:
             self.state.setText(words)
@@ -90,7 +94,8 @@ class FileRow:
             self.state.setText("Already in the library")
         else:
             verb = "Updated" if r.status == "updated" else "Added"
-            self.state.setText(f"{verb}: {r.pages} pages, {r.chunks} passages")
+            ocr = f" ({r.ocr_pages} read by OCR)" if r.ocr_pages else ""
+            self.state.setText(f"{verb}: {r.pages} pages{ocr}, {r.chunks} passages")
 
 
 class ImportPanel(QFrame):

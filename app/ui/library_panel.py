@@ -306,7 +306,9 @@ class LibraryPanel(QWidget):
         for d in docs:
             name = file_name(d.file)
             title = safe_line(d.title)
-            status = "Ready" if d.status == "ready" else "Indexed (embedding…)"
+            status = {"ready": "Ready", "partial": "Partly read (OCR unfinished)"}.get(
+                d.status, "Indexed (embedding…)"
+            )
             pages = f"{d.pages} page{'s' if d.pages != 1 else ''}"
             it = QListWidgetItem(title or name)
             it.setData(DOC_ROLE, d.doc_id)
