@@ -32,8 +32,8 @@ from app.store import Store
 
 if TYPE_CHECKING:
     from app.core.models import ParsedDocument
-    from app.retrieval import HybridRetriever
     from app.ingest.ocr import OcrOptions
+    from app.retrieval import HybridRetriever
 
 logger = logging.getLogger(__name__)
 
