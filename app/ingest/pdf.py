@@ -68,6 +68,11 @@ logger = logging.getLogger(__name__)
 PartialCallback = Callable[[ParsedDocument], None]
 PARTIAL_EVERY = 3.0  # seconds between partial documents while OCR runs
 
+
+def _partial_every() -> float:
+    """``$FOOTNOTE_PARTIAL_EVERY`` (tests: it reaches the parse worker process) or the default."""
+    return float(os.environ.get("FOOTNOTE_PARTIAL_EVERY", PARTIAL_EVERY))
+
 # MuPDF would print repair warnings to stderr; we log them ourselves instead.
 pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)
@@ -427,7 +432,7 @@ def _ocr_pages(
             if progress is not None:
                 progress(Progress(stage="ocr", done=i + 1, total=len(todo), file=str(run.path)))
             now = time.perf_counter()
-            if on_partial and done and i + 1 < len(todo) and now - last >= PARTIAL_EVERY:
+            if on_partial and done and i + 1 < len(todo) and now - last >= _partial_every():
                 last = now
                 _emit_partial(run, done, on_partial)
     elapsed = time.perf_counter() - t0

@@ -100,9 +100,8 @@ def test_interrupted_ocr_keeps_read_pages_searchable_and_is_redone(
     tmp_path: Path, shared_embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from app.core.progress import CancelToken, Progress
-    from app.ingest import pdf
 
-    monkeypatch.setattr(pdf, "PARTIAL_EVERY", 0.0)
+    monkeypatch.setenv("FOOTNOTE_PARTIAL_EVERY", "0")  # also in the parse worker process
     monkeypatch.setenv("FOOTNOTE_OCR_WORKERS", "1")
     path, truth = make_scan_pdf(tmp_path / "three.pdf", pages=3, dpi=150, per_page=2)
     library = Library(Settings(library=tmp_path / "library"), embedder=shared_embedder)
