@@ -54,6 +54,7 @@ bench: setup
 	$(BIN)/python -m tests.bench.bench_validation
 	$(BIN)/python -m tests.bench.bench_gui_lag
 	$(BIN)/python -m tests.bench.bench_team
+	$(BIN)/python -m tests.bench.bench_ocr
 
 # Answer quality per development set: make eval [SET=manuals|mixed|all] [EVAL_ARGS=--retrieval-only]
 SET ?= all
