@@ -154,7 +154,7 @@ class FakeStore:
         scored.sort(key=lambda x: (-x[1], x[0]))
         return scored[:k]
 
-    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+    def get_chunks(self, chunk_ids: Sequence[str], *, charmap: bool = True) -> list[Chunk]:
         return [self.chunks[c] for c in dict.fromkeys(chunk_ids) if c in self.chunks]
 
     def documents(self) -> list[Document]:

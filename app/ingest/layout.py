@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from app.core.scripts import has_presentation_forms, logical_letters
 
 from ._mupdf import pymupdf
+from .tables import table_rows
 
 logger = logging.getLogger(__name__)
 
@@ -121,7 +122,8 @@ class PageExtractor:
     def extract(self, page: pymupdf.Page, pno: int) -> list[Line]:
         """Lines of one page's text layer."""
         tp = page.get_textpage(flags=TEXT_FLAGS)
-        words = tp.extractWORDS()
+        # Drawing order is reading order, except tables whose cells MuPDF grouped by column.
+        words = table_rows(tp.extractWORDS())
         fonts = _line_fonts(tp) if self.want_fonts and words else {}
         return self.lines(words, pno, fonts)
 

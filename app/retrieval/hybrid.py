@@ -47,7 +47,7 @@ class SearchStore(Protocol):
         self, vec: np.ndarray, k: int, doc_ids: Sequence[str] | None = None
     ) -> list[tuple[str, float]]: ...
 
-    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]: ...
+    def get_chunks(self, chunk_ids: Sequence[str], *, charmap: bool = True) -> list[Chunk]: ...
 
     def documents(self) -> list[Document]: ...
 
@@ -152,7 +152,10 @@ class HybridRetriever:
         t = time.perf_counter()
         # Only chunks of committed documents: a writer in another process (or one killed
         # mid-document) may have chunks in the tables whose commit marker is not there yet.
-        chunks = {c.chunk_id: c for c in self.store.get_chunks(pool) if c.doc_id in docs}
+        # The character maps are left out: a search result does not need them.
+        chunks = {
+            c.chunk_id: c for c in self.store.get_chunks(pool, charmap=False) if c.doc_id in docs
+        }
         timings["fetch"] = ms_since(t, 3)
         if p.title_boost or p.coverage_boost:
             for cid, c in chunks.items():

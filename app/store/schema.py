@@ -43,6 +43,8 @@ DOCUMENTS_SCHEMA = pa.schema(
         pa.field("sections_json", pa.string()),
     ]
 )
+# Every documents column but the section list (which can be large): what listing documents reads.
+DOC_COLUMNS = [name for name in DOCUMENTS_SCHEMA.names if name != "sections_json"]
 
 CHUNKS_SCHEMA = pa.schema(
     [

@@ -38,6 +38,7 @@ from app.store.rows import (
 from app.store.schema import (
     CHUNKS,
     CHUNKS_SCHEMA,
+    DOC_COLUMNS,
     DOCUMENTS,
     DOCUMENTS_SCHEMA,
     META,
@@ -123,6 +124,7 @@ class Store:
         if not read_only and not any(ix.index_type == "FTS" for ix in self._chunks.list_indices()):
             with self.lock.hold():
                 self._chunks.create_index("fts_text", config=FTS(), replace=True)
+        self._docs_cache: tuple[int, list[Document]] | None = None
         self._vectors = None
         if self.meta.dim and VECTORS in self._table_names():
             self._vectors = self._db.open_table(VECTORS)
@@ -132,6 +134,7 @@ class Store:
         with self.lock.try_hold() as got:
             if got:
                 recovery.sweep(self)
+                self._ensure_id_index()
             else:
                 logger.info("another process is writing to %s; skipping recovery", self.where)
 
@@ -163,6 +166,19 @@ class Store:
             raise StoreError(f"The library at {self.where} has no {name} table.")
         with self.lock.hold():
             return self._db.create_table(name, schema=schema, exist_ok=True)
+
+    def _ensure_id_index(self) -> None:
+        """A scalar index on ``chunks.chunk_id``, so fetching a search's ~24 chunks by id reads
+        those rows instead of scanning the table. Libraries made before it get it on open (a
+        second or two at 100k chunks); new rows are merged into it by ``optimize``."""
+        if any(ix.columns == ["chunk_id"] for ix in self._chunks.list_indices()):
+            return
+        if self._chunks.count_rows() == 0:
+            return  # created by the first optimize after rows arrive
+        try:
+            self._chunks.create_scalar_index("chunk_id", index_type="BTREE", replace=True)
+        except Exception:  # an optimisation only: searching works without it
+            logger.exception("could not create the chunk_id index")
 
     def set_embedder(self, name: str, dim: int) -> bool:
         """Record which embedder made the vectors; a different one invalidates them all.
@@ -200,9 +216,7 @@ class Store:
 
     # --- writes --------------------------------------------------------------------------
 
-    def add_document(
-        self, parsed: ParsedDocument, vectors: np.ndarray | None = None
-    ) -> list[str]:
+    def add_document(self, parsed: ParsedDocument, vectors: np.ndarray | None = None) -> list[str]:
         """Store a parsed document all-or-nothing; returns ids of documents it replaced.
 
         ``vectors`` (one per chunk, in order; set_embedder first): the document is stored
@@ -318,6 +332,7 @@ class Store:
         correctness; call it at the end of a batch rather than after every document.
         """
         with self.lock.hold():
+            self._ensure_id_index()
             self._chunks.optimize(cleanup_older_than=KEEP_VERSIONS)
             self._documents.optimize(cleanup_older_than=KEEP_VERSIONS)
             if self._vectors is not None:
@@ -354,9 +369,17 @@ class Store:
     # --- reads ---------------------------------------------------------------------------
 
     def documents(self) -> list[Document]:
-        rows = self._documents.search().limit(None).to_arrow().to_pylist()
-        docs = [row_to_document(r) for r in rows]
-        return sorted(docs, key=lambda d: (d.title.lower(), d.file))
+        """Every document, by title. Cached per table version: every search asks for this,
+        and re-reading the table cost a LanceDB query per search."""
+        version = self._documents.version
+        cached = self._docs_cache
+        if cached is not None and cached[0] == version:
+            return [d.model_copy() for d in cached[1]]
+        q = self._documents.search().select(DOC_COLUMNS).limit(None)
+        docs = [row_to_document(r) for r in q.to_arrow().to_pylist()]
+        docs.sort(key=lambda d: (d.title.lower(), d.file))
+        self._docs_cache = (version, docs)
+        return [d.model_copy() for d in docs]
 
     def get_document(self, doc_id: str) -> Document | None:
         rows = self._query_docs(f"doc_id = {_lit(doc_id)}")
@@ -381,15 +404,16 @@ class Store:
         q = self._vectors.search().where(f"doc_id = {_lit(doc_id)}").select(["chunk_id"])
         return set(q.limit(None).to_arrow().column("chunk_id").to_pylist())
 
-    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
-        """Chunks (with char maps) in the order asked for; unknown ids are skipped."""
+    def get_chunks(self, chunk_ids: Sequence[str], *, charmap: bool = True) -> list[Chunk]:
+        """Chunks in the order asked for; unknown ids are skipped. ``charmap=False`` leaves
+        out the character maps (the bulk of a row), which a search result does not need."""
         ids = list(dict.fromkeys(chunk_ids))
         if not ids:
             return []
         found: dict[str, Chunk] = {}
         for start in range(0, len(ids), 500):
             where = f"chunk_id IN {sql_list(ids[start : start + 500])}"
-            for c in self._query_chunks(where):
+            for c in self._query_chunks(where, charmap=charmap):
                 found[c.chunk_id] = c
         return [found[i] for i in ids if i in found]
 
@@ -455,8 +479,9 @@ class Store:
     def _query_docs(self, where: str) -> list[dict[str, Any]]:
         return self._documents.search().where(where).limit(None).to_arrow().to_pylist()
 
-    def _query_chunks(self, where: str) -> list[Chunk]:
-        q = self._chunks.search().where(where).select([*CHUNK_COLUMNS, "charmap"])
+    def _query_chunks(self, where: str, *, charmap: bool = True) -> list[Chunk]:
+        columns = [*CHUNK_COLUMNS, "charmap"] if charmap else CHUNK_COLUMNS
+        q = self._chunks.search().where(where).select(columns)
         return [row_to_chunk(r) for r in q.limit(None).to_arrow().to_pylist()]
 
 

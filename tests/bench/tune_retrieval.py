@@ -48,8 +48,8 @@ class MemoryVectors:
         top = np.argsort(-sims)[:k]
         return [(self.ids[i], float(sims[i])) for i in top]
 
-    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
-        return self.store.get_chunks(chunk_ids)
+    def get_chunks(self, chunk_ids: Sequence[str], *, charmap: bool = True) -> list[Chunk]:
+        return self.store.get_chunks(chunk_ids, charmap=charmap)
 
     def documents(self) -> list[Document]:
         return [d.model_copy(update={"status": "ready"}) for d in self.store.documents()]
