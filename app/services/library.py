@@ -62,6 +62,7 @@ class Library:
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None):
         self.settings = settings or Settings()
         self._embedder = embedder
+        self._cached: Embedder | None = None
         self._store: Store | None = None
         self._retriever: HybridRetriever | None = None
         self._lock = threading.RLock()  # one writer at a time in this process
@@ -79,13 +80,19 @@ class Library:
 
     @property
     def embedder(self) -> Embedder:
-        """The embedder; the real one is created on first use (it imports torch)."""
+        """The embedder; the real one is created on first use (it imports torch). It remembers
+        recent questions and sentences, so the search and the answer step embed a question
+        once (app/retrieval/cache.py)."""
         with self._lock:
-            if self._embedder is None:
-                from app.retrieval import SentenceTransformerEmbedder
+            if self._cached is None:
+                from app.retrieval.cache import CachedEmbedder
 
-                self._embedder = SentenceTransformerEmbedder(self.settings.embedder)
-            return self._embedder
+                if self._embedder is None:
+                    from app.retrieval import SentenceTransformerEmbedder
+
+                    self._embedder = SentenceTransformerEmbedder(self.settings.embedder)
+                self._cached = CachedEmbedder(self._embedder)
+            return self._cached
 
     def _ensure_embedder(self) -> Embedder:
         emb = self.embedder
