@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from lancedb.index import FTS, HnswSq
+from lancedb.index import FTS, BTree, HnswSq
 
 from app.core.errors import StoreError
 from app.core.location import is_remote, parse_location, redact
@@ -176,7 +176,7 @@ class Store:
         if self._chunks.count_rows() == 0:
             return  # created by the first optimize after rows arrive
         try:
-            self._chunks.create_scalar_index("chunk_id", index_type="BTREE", replace=True)
+            self._chunks.create_index("chunk_id", config=BTree(), replace=True)
         except Exception:  # an optimisation only: searching works without it
             logger.exception("could not create the chunk_id index")
 
