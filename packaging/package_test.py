@@ -11,7 +11,10 @@ is available) and goes through what a user does:
 3. ``search --json`` finds it;
 4. ``ask --json`` answers with citations, and every citation's quote occurs in the text of the
    source it cites (the JSON ``sources``): the app's promise, checked from the outside;
-5. the desktop window starts offscreen with ``--smoke`` (shown, then exits) and is timed.
+5. the desktop window starts offscreen with ``--smoke`` (shown, then exits) and is timed;
+6. ``ingest`` a scanned PDF (a picture of text, no text layer: ``tests/data/scanned.pdf``): the
+   bundle's own Tesseract language data (``_internal/tessdata``) reads it in-process, and
+   ``search --json`` finds a sentence that exists only in the picture.
 
 Standard library only, so it runs with any Python (the test suite calls ``run_all``).
 Usage: python packaging/package_test.py [--bundle dist/Footnote] [--pdf FILE] [--no-gui]
@@ -39,6 +42,11 @@ DEFAULT_BUNDLE = ROOT / "dist" / "Footnote"
 DEFAULT_PDF = ROOT / "tests" / "data" / "longtable.pdf"
 DEFAULT_QUESTION = "What does the longtable package define?"
 DEFAULT_QUERY = "longtable environment"
+# An image-only page of known sentences (tests/scan_factory.py::make_scan_pdf, 200 dpi).
+SCANNED_PDF = ROOT / "tests" / "data" / "scanned.pdf"
+SCANNED_QUERY = "lighthouse keeper logbook"
+SCANNED_WORDS = ("lighthouse", "logbook", "1887")
+OCR_LANGUAGES = ("eng", "deu")  # packaging/footnote.spec copies these into tessdata/
 MINIMAL_PATH = "/usr/bin:/bin"
 
 
@@ -175,6 +183,36 @@ def check_citations(answer: dict[str, Any]) -> str:
     return f"{len(citations)} citation(s) verified against {len(sources)} source(s)"
 
 
+def check_ocr_data(bundle: Path) -> None:
+    """The bundle carries its own OCR language data. The app looks in ``_internal/tessdata``
+    before the system's folders, so with it present the OCR step below reads with it."""
+    tessdata = bundle / "_internal" / "tessdata"
+    missing = [f for f in OCR_LANGUAGES if not (tessdata / f"{f}.traineddata").is_file()]
+    if missing:
+        raise PackageTestError(f"ocr: no {missing} language data in {tessdata}")
+
+
+def check_ocr_ingest(ingest: dict[str, Any]) -> str:
+    """The scanned file was added, and (where the CLI reports it) its page was read by OCR."""
+    results = ingest.get("results", [])
+    if len(results) != 1 or results[0].get("status") != "added" or results[0].get("chunks", 0) < 1:
+        raise PackageTestError(f"ocr-ingest: unexpected result {json.dumps(ingest)[:2000]}")
+    if "ocr_pages" in results[0] and results[0]["ocr_pages"] < 1:
+        raise PackageTestError(f"ocr-ingest: no page was read by OCR {json.dumps(ingest)[:2000]}")
+    return f"status=added, {results[0]['chunks']} chunk(s), ocr_pages={results[0].get('ocr_pages')}"
+
+
+def check_ocr_search(hits: list[dict[str, Any]], doc_id: str) -> str:
+    """The top hit is the scanned page and holds words that exist only in its picture."""
+    if not hits or hits[0]["doc_id"] != doc_id:
+        raise PackageTestError(f"ocr-search: no hit in the scanned PDF for {SCANNED_QUERY!r}")
+    text = hits[0]["text"].lower()
+    missing = [w for w in SCANNED_WORDS if w not in text]
+    if missing:
+        raise PackageTestError(f"ocr-search: OCR text lacks {missing}: {hits[0]['text'][:1500]!r}")
+    return f"OCR text found on page {hits[0]['page_start']}"
+
+
 def run_all(
     bundle: Path = DEFAULT_BUNDLE,
     pdf: Path = DEFAULT_PDF,
@@ -182,6 +220,7 @@ def run_all(
     question: str = DEFAULT_QUESTION,
     query: str = DEFAULT_QUERY,
     gui: bool = True,
+    ocr: bool = True,
     workdir: Path | None = None,
 ) -> Report:
     """Run every check against ``bundle``; raises PackageTestError on the first failure."""
@@ -227,6 +266,19 @@ def run_all(
         if gui:
             r.run("gui-smoke", ["--smoke"], timeout=300)
             report.steps[-1].detail = "main window shown offscreen, exited"
+
+        if ocr:
+            check_ocr_data(bundle)
+            scanned = home / "Documents" / SCANNED_PDF.name
+            shutil.copy2(SCANNED_PDF, scanned)
+            ocr_lib = ["--library", str(home / "ocr-library")]
+            ingest = r.run_json("ocr-ingest", ["ingest", str(scanned), *ocr_lib, "--json"],
+                                timeout=900)  # fmt: skip
+            report.steps[-1].detail = check_ocr_ingest(ingest)
+            doc_id = ingest["results"][0]["doc_id"]
+            search = ["search", SCANNED_QUERY, *ocr_lib, "--json"]
+            hits = r.run_json("ocr-search", search, timeout=300)["hits"]
+            report.steps[-1].detail = check_ocr_search(hits, doc_id)
         return report
     finally:
         if owned:
@@ -239,11 +291,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pdf", type=Path, default=DEFAULT_PDF)
     parser.add_argument("--question", default=DEFAULT_QUESTION)
     parser.add_argument("--no-gui", action="store_true", help="Skip the offscreen window check.")
+    parser.add_argument("--no-ocr", action="store_true", help="Skip the scanned-PDF check.")
     parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     try:
-        report = run_all(args.bundle, args.pdf, question=args.question, gui=not args.no_gui)
+        report = run_all(
+            args.bundle, args.pdf, question=args.question, gui=not args.no_gui, ocr=not args.no_ocr
+        )
     except PackageTestError as exc:
         print(f"FAILED: {exc}", file=sys.stderr)
         return 1

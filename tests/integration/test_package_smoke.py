@@ -47,6 +47,8 @@ def test_bundle_ingests_answers_with_valid_citations_and_opens_window(tmp_path: 
         "search",
         "ask",
         "gui-smoke",
+        "ocr-ingest",
+        "ocr-search",
     ]
 
 
@@ -104,3 +106,44 @@ def test_citation_check_rejects_unproven_answers(answer: dict[str, object]) -> N
 def test_launcher_routes_desktop_and_command_line_arguments(args: list[str], gui: bool) -> None:
     commands = {"ingest", "docs", "remove", "search", "ask", "metrics"}
     assert launcher.wants_gui(args, commands) is gui
+
+
+def _ocr_ingest(status: str = "added", chunks: int = 1, ocr_pages: int = 1) -> dict[str, object]:
+    result = {"status": status, "doc_id": "d1", "chunks": chunks, "ocr_pages": ocr_pages}
+    return {"results": [result]}
+
+
+@pytest.mark.unit
+def test_ocr_checks_accept_a_scanned_page_read_by_ocr() -> None:
+    assert "ocr_pages=1" in package_test.check_ocr_ingest(_ocr_ingest())
+    text = "The lighthouse keeper's logbook from 1887 was found behind a loose panel."
+    hits = [{"doc_id": "d1", "page_start": 1, "text": text}]
+    assert package_test.check_ocr_search(hits, "d1").startswith("OCR text found")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "ingest",
+    [_ocr_ingest(ocr_pages=0), _ocr_ingest(status="failed"), _ocr_ingest(chunks=0)],
+    ids=["no-page-ocred", "failed", "no-chunks"],
+)
+def test_ocr_ingest_check_rejects_a_scan_that_was_not_read(ingest: dict[str, object]) -> None:
+    with pytest.raises(package_test.PackageTestError):
+        package_test.check_ocr_ingest(ingest)
+
+
+@pytest.mark.unit
+def test_ocr_search_check_rejects_text_without_the_scanned_words() -> None:
+    hits = [{"doc_id": "d1", "page_start": 1, "text": "Th3 l1ghth0use k33per"}]
+    with pytest.raises(package_test.PackageTestError):
+        package_test.check_ocr_search(hits, "d1")
+    with pytest.raises(package_test.PackageTestError):
+        package_test.check_ocr_search([{**hits[0], "doc_id": "other"}], "d1")
+
+
+@pytest.mark.unit
+def test_ocr_data_check_names_the_missing_language(tmp_path: Path) -> None:
+    (tmp_path / "_internal" / "tessdata").mkdir(parents=True)
+    (tmp_path / "_internal" / "tessdata" / "eng.traineddata").write_bytes(b"x")
+    with pytest.raises(package_test.PackageTestError, match="deu"):
+        package_test.check_ocr_data(tmp_path)
