@@ -30,10 +30,19 @@ def wants_gui(args: list[str], commands: set[str]) -> bool:
     return first.startswith(GUI_OPTIONS) or first.lower().endswith(".pdf")
 
 
+# First argument that makes the (frozen) executable a parse worker (app.ingest.worker).
+PARSE_WORKER_ARG = "--footnote-parse-worker"
+
+
 def run(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == [PARSE_WORKER_ARG]:
+        from app.ingest.worker import child_main
+
+        return child_main(args[1:])
+
     from app.cli.main import COMMANDS, build_parser, main
 
-    args = sys.argv[1:] if argv is None else list(argv)
     if wants_gui(args, set(COMMANDS)):
         try:
             from app.ui.main import main as gui_main

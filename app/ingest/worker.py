@@ -61,9 +61,23 @@ def _recv(stream: IO[bytes]) -> Any:
     return pickle.loads(data)  # our own child's output
 
 
-def isolation_supported() -> bool:
-    """A frozen bundle has no ``python -m``; it parses in-process (limits still apply)."""
-    return not getattr(sys, "frozen", False)
+# A frozen bundle has no ``python -m``: its own executable starts the child when given this
+# first argument (``app.launch.run`` routes it to :func:`child_main`).
+WORKER_ARG = "--footnote-parse-worker"
+
+
+def worker_command(max_bytes: int) -> list[str]:
+    """The child's command line: ``python -m app.ingest.worker`` from source, the bundle's
+    executable with :data:`WORKER_ARG` when frozen, so the bundle parses in the same
+    memory-capped child as the tests do."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, WORKER_ARG, str(max_bytes)]
+    return [sys.executable, "-m", "app.ingest.worker", str(max_bytes)]
+
+
+def child_main(args: list[str]) -> int:
+    """Entry of the child process: ``args`` is what follows the module or :data:`WORKER_ARG`."""
+    return _child(int(args[0]))
 
 
 class ParseWorker:
@@ -107,7 +121,7 @@ class ParseWorker:
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "app.ingest.worker", str(self.limits.worker_memory_bytes)],
+            worker_command(self.limits.worker_memory_bytes),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
@@ -292,4 +306,4 @@ def _too_much_memory(path: str) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(_child(int(sys.argv[1])))
+    sys.exit(child_main(sys.argv[1:]))

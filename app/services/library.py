@@ -328,9 +328,9 @@ class Library:
 
 def _parser(settings: Settings) -> Any:
     """The parse worker (``app.ingest.worker``) when parsing is isolated, else None."""
-    from app.ingest.worker import ParseWorker, isolation_supported
+    from app.ingest.worker import ParseWorker
 
-    if settings.isolate_parsing and isolation_supported():
+    if settings.isolate_parsing:
         return ParseWorker()
     return None
 
