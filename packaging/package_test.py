@@ -7,7 +7,8 @@ a minimal PATH with no Python environment, HOME in a temp folder, no network whe
 is available) and goes through what a user does:
 
 1. ``Footnote --version`` (bare start-up time);
-2. ``ingest`` a real PDF into a temporary library, then ``docs --json`` lists it;
+2. ``ingest`` a real PDF into a temporary library (the log shows it was parsed in a parse-worker
+   child process, the bundle's own executable), then ``docs --json`` lists it;
 3. ``search --json`` finds it;
 4. ``ask --json`` answers with citations, and every citation's quote occurs in the text of the
    source it cites (the JSON ``sources``): the app's promise, checked from the outside;
@@ -26,6 +27,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -98,6 +100,7 @@ def clean_env(home: Path) -> dict[str, str]:
         "LC_ALL": "C.UTF-8",
         "XDG_RUNTIME_DIR": str(runtime),
         "QT_QPA_PLATFORM": "offscreen",
+        "FOOTNOTE_LOG_DIR": str(home / "logs"),
     }
 
 
@@ -183,6 +186,20 @@ def check_citations(answer: dict[str, Any]) -> str:
     return f"{len(citations)} citation(s) verified against {len(sources)} source(s)"
 
 
+def check_parse_worker(log: Path, seen: set[str]) -> tuple[str, set[str]]:
+    """The log shows a parse worker (the bundle's own executable, memory-capped) that was not
+    there before this step: the bundle parses PDFs in a child as the test suite does."""
+    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+    pids = set(re.findall(r"parse worker (\d+) started", text))
+    new = pids - seen
+    if not new:
+        raise PackageTestError(
+            f"the log {log} shows no new parse worker process (seen before: {sorted(seen)})\n"
+            + text[-3000:]
+        )
+    return f"parsed in worker process {min(new)}", pids
+
+
 def check_ocr_data(bundle: Path) -> None:
     """The bundle carries its own OCR language data. The app looks in ``_internal/tessdata``
     before the system's folders, so with it present the OCR step below reads with it."""
@@ -248,7 +265,9 @@ def run_all(
         results = ingest.get("results", [])
         if len(results) != 1 or results[0].get("status") not in ("indexed", "ready", "added"):
             raise PackageTestError(f"ingest: unexpected result {json.dumps(ingest)[:2000]}")
-        report.steps[-1].detail = f"status={results[0].get('status')}"
+        log = home / "logs" / "footnote.log"
+        worker, workers = check_parse_worker(log, set())
+        report.steps[-1].detail = f"status={results[0].get('status')}, {worker}"
 
         docs = r.run_json("docs", ["docs", *lib, "--json"], timeout=120)["documents"]
         if [d["file"] for d in docs] != [str(sample)] or docs[0]["chunks"] < 1:
@@ -274,7 +293,8 @@ def run_all(
             ocr_lib = ["--library", str(home / "ocr-library")]
             ingest = r.run_json("ocr-ingest", ["ingest", str(scanned), *ocr_lib, "--json"],
                                 timeout=900)  # fmt: skip
-            report.steps[-1].detail = check_ocr_ingest(ingest)
+            worker, workers = check_parse_worker(log, workers)
+            report.steps[-1].detail = f"{check_ocr_ingest(ingest)}, {worker}"
             doc_id = ingest["results"][0]["doc_id"]
             search = ["search", SCANNED_QUERY, *ocr_lib, "--json"]
             hits = r.run_json("ocr-search", search, timeout=300)["hits"]

@@ -147,3 +147,15 @@ def test_ocr_data_check_names_the_missing_language(tmp_path: Path) -> None:
     (tmp_path / "_internal" / "tessdata" / "eng.traineddata").write_bytes(b"x")
     with pytest.raises(package_test.PackageTestError, match="deu"):
         package_test.check_ocr_data(tmp_path)
+
+
+@pytest.mark.unit
+def test_parse_worker_check_wants_a_new_worker_in_the_log(tmp_path: Path) -> None:
+    log = tmp_path / "footnote.log"
+    log.write_text("2026 INFO MainThread app.ingest.worker: parse worker 4242 started\n")
+    detail, seen = package_test.check_parse_worker(log, set())
+    assert "4242" in detail and seen == {"4242"}
+    with pytest.raises(package_test.PackageTestError):  # the same worker again is not new
+        package_test.check_parse_worker(log, seen)
+    with pytest.raises(package_test.PackageTestError):  # no log at all
+        package_test.check_parse_worker(tmp_path / "missing.log", set())
