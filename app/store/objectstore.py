@@ -19,6 +19,8 @@ import lancedb
 
 from app.core.location import LibraryLocation, is_remote
 
+REMOTE_REFRESH_S = 5.0
+
 
 def storage_options(location: LibraryLocation) -> dict[str, str]:
     """LanceDB ``storage_options`` for ``location`` from the standard environment variables."""
@@ -37,12 +39,16 @@ def storage_options(location: LibraryLocation) -> dict[str, str]:
 
 
 def connect(location: LibraryLocation, **kwargs: Any) -> Any:
-    """A LanceDB connection whose reads always see the latest committed version.
+    """A LanceDB connection whose reads see what other processes commit.
 
-    read_consistency_interval=0: a reader (the desktop app) sees what another process (the
-    CLI, a cluster job) committed at its next query; locally the check costs ~0.2 ms, on
-    object storage one small request per table per query.
+    Locally every query checks for a newer version (read_consistency_interval=0, ~0.2 ms).
+    On object storage that check is a LIST request per table per query, so a team library
+    re-checks at most every ``FOOTNOTE_REMOTE_REFRESH_S`` seconds (default 5): a desktop sees
+    a writer's new documents within that time; a process always sees its own writes at once.
     """
+    if is_remote(location):
+        refresh = float(os.environ.get("FOOTNOTE_REMOTE_REFRESH_S", REMOTE_REFRESH_S))
+        kwargs.setdefault("read_consistency_interval", timedelta(seconds=refresh))
     kwargs.setdefault("read_consistency_interval", timedelta(0))
     opts = storage_options(location)
     if opts:

@@ -183,6 +183,7 @@ def main() -> None:
     p.add_argument("--chunks", type=int, default=10_000)
     p.add_argument("--queries", type=int, default=40)
     p.add_argument("--skip-ray", action="store_true")
+    p.add_argument("--skip-local", action="store_true")
     args = p.parse_args()
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)

@@ -182,15 +182,15 @@ def test_racing_writers_get_exactly_one_lease(s3_library: S3Library) -> None:
     for _ in range(3):
         leases = [Lease(s3_library.uri, s3_library.uri) for _ in range(4)]
         won: list[bool] = [False] * 4
-        start = threading.Barrier(4)
+        start, tried = threading.Barrier(4), threading.Barrier(4)
 
         def take(
-            i: int, leases: list[Lease] = leases, won: list[bool] = won, start: Any = start
+            i: int, leases: list[Lease] = leases, won: list[bool] = won, b: Any = (start, tried)
         ) -> None:
-            start.wait()
+            b[0].wait()
             with leases[i].try_hold() as got:
                 won[i] = got
-                time.sleep(0.5)  # hold it while the others try
+                b[1].wait()  # nobody gives the lease back before every writer has tried
 
         threads = [threading.Thread(target=take, args=(i,)) for i in range(4)]
         for t in threads:
