@@ -22,6 +22,7 @@ from app.core.errors import (
     FootnoteError,
     IngestError,
     PermissionDeniedError,
+    StoreError,
 )
 from app.core.models import Chunk, Document, IngestResult, SearchHit
 from app.core.progress import CancelToken, Progress, ProgressCallback, no_progress
@@ -191,7 +192,12 @@ class Library:
                 if self.store.get_document(doc.doc_id) is not None:  # raced with another ingest
                     return self._result(name, "unchanged", self.store.get_document(doc.doc_id))
                 progress(Progress("index", 0, 1, file=name))
-                replaced = self.store.add_document(parsed) or partial.replaced
+                try:
+                    replaced = self.store.add_document(parsed) or partial.replaced
+                except StoreError:  # another process added the same content just now
+                    if (other := self.store.get_document(doc.doc_id)) is None:
+                        raise
+                    return self._result(name, "unchanged", other)
                 progress(Progress("index", 1, 1, file=name))
             stored = self.store.get_document(doc.doc_id)
             result = self._result(name, "updated" if replaced else "added", stored)
@@ -261,26 +267,32 @@ class Library:
                 (doc, [c for c in self.store.chunks_of(doc.doc_id) if c.chunk_id not in have])
             )
         total = sum(len(chunks) for _, chunks in work)
-        done = 0
+        done = embedded = 0
         progress(Progress("embed", 0, total))
         for doc, chunks in work:
             for batch in _batches(chunks, EMBED_BATCH):
                 if cancel is not None:
                     cancel.raise_if_cancelled()
-                texts = [embedding_text(doc.title, c.section, c.text) for c in batch]
-                vecs = emb.embed(texts)
-                with self._lock:
-                    if self.store.get_document(doc.doc_id) is None:  # removed meanwhile
-                        break
-                    self.store.add_vectors(doc.doc_id, [c.chunk_id for c in batch], vecs)
                 done += len(batch)
+                # Another process (a second `footnote ingest`) may have embedded some
+                # meanwhile: skip them (add_vectors also skips them, under the lock).
+                have = self.store.vector_ids([c.chunk_id for c in batch])
+                batch = [c for c in batch if c.chunk_id not in have]
+                if batch:
+                    texts = [embedding_text(doc.title, c.section, c.text) for c in batch]
+                    vecs = emb.embed(texts)
+                    with self._lock:
+                        if self.store.get_document(doc.doc_id) is None:  # removed meanwhile
+                            break
+                        self.store.add_vectors(doc.doc_id, [c.chunk_id for c in batch], vecs)
+                    embedded += len(batch)
                 progress(Progress("embed", done, total, file=doc.file))
             else:
                 with self._lock:
                     if self.store.get_document(doc.doc_id) is not None:
                         self.store.mark_ready(doc.doc_id)
         self.store.optimize()
-        return done
+        return embedded
 
     # --- read / remove ---------------------------------------------------------------------------
 
@@ -294,8 +306,12 @@ class Library:
         return self.store.get_chunks(chunk_ids)
 
     def remove(self, doc_id: str) -> bool:
+        """Remove a document, then compact (old versions would keep its bytes on disk)."""
         with self._lock:
-            return self.store.remove(doc_id)
+            removed = self.store.remove(doc_id)
+            if removed:
+                self.store.optimize()
+            return removed
 
     def search(
         self, query: str, *, top_k: int | None = None, doc_ids: Sequence[str] | None = None

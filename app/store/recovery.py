@@ -2,8 +2,11 @@
 
 After a crash (kill -9, power loss) the tables can hold chunks or vectors of a
 document whose commit marker (its ``documents`` row) was never written, or was
-already deleted. This removes them, and demotes any committed document whose chunk
-or vector count disagrees with its row, so the next ingest / embedding run redoes it.
+already deleted. This removes them, removes a committed document whose chunks are
+incomplete (the next ingest redoes it), keeps one vector per chunk where two writers both
+embedded one, and demotes a "ready" document lacking vectors to "indexed" while keeping
+the vectors it has (the next embedding run adds the missing ones). Vectors of a committed
+document are never all deleted.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ def sweep(store: Store) -> dict[str, int]:
     docs = {d.doc_id: d for d in store.documents()}
     chunk_counts = Counter(store.doc_id_column("chunks"))
     vector_counts = Counter(store.doc_id_column("vectors"))
-    report = {"orphan_docs": 0, "incomplete_docs": 0, "demoted_docs": 0}
+    report = {"orphan_docs": 0, "incomplete_docs": 0, "demoted_docs": 0, "deduped_docs": 0}
 
     orphans = (set(chunk_counts) | set(vector_counts)) - set(docs)
     if orphans:
@@ -43,9 +46,17 @@ def sweep(store: Store) -> dict[str, int]:
             )
             store.remove(doc_id)
             report["incomplete_docs"] += 1
-        elif doc.status == "ready" and vector_counts.get(doc_id, 0) != doc.chunks:
-            logger.warning("document %s lacks vectors; it will be re-embedded", doc_id)
-            store.delete_vectors(doc_id)
+        elif vector_counts.get(doc_id, 0) > doc.chunks:
+            # Two writers both embedded it (before add_vectors became idempotent): keep one
+            # vector per chunk; never delete them all.
+            removed = store.dedupe_vectors(doc_id)
+            logger.warning("document %s had %d duplicate vectors; removed", doc_id, removed)
+            report["deduped_docs"] += 1
+            if doc.status == "ready" and len(store.embedded_chunk_ids(doc_id)) < doc.chunks:
+                store.set_status(doc_id, "indexed")  # the rest is embedded by the next run
+        elif doc.status == "ready" and vector_counts.get(doc_id, 0) < doc.chunks:
+            # Keep the vectors it has; the next embedding run adds the missing ones.
+            logger.warning("document %s lacks vectors; the missing ones will be embedded", doc_id)
             store.set_status(doc_id, "indexed")
             report["demoted_docs"] += 1
     return report

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -56,9 +57,12 @@ logger = logging.getLogger(__name__)
 # Below this many vectors an exact (flat) scan is both fast (a few ms) and exact;
 # above it an IVF-HNSW-SQ index keeps vector search flat in time.
 ANN_THRESHOLD = 20_000
-# Old table versions are kept this long after an optimize, so a reader in another
-# process that is mid-query on an older version never loses its files.
-KEEP_VERSIONS = timedelta(minutes=10)
+# Old table versions are kept this long after an optimize, so a reader in another process
+# that is mid-query on a just-replaced version keeps its files (a query takes well under a
+# second; readers re-read the latest version before each one). Every ingest and remove
+# optimizes, so a library stays within a few times its PDFs' size (it grew ~50x with a
+# 10-minute window: each optimize writes a new BM25 index, and every write new fragments).
+KEEP_VERSIONS = timedelta(seconds=5)
 # Merge new chunks into the BM25 index once this many are waiting (see maybe_optimize).
 OPTIMIZE_EVERY = 3_000
 
@@ -260,7 +264,12 @@ class Store:
             return replaced
 
     def add_vectors(self, doc_id: str, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:
-        """Append embedding vectors of some chunks of ``doc_id`` (call set_embedder first)."""
+        """Append embedding vectors of some chunks of ``doc_id`` (call set_embedder first).
+
+        Idempotent per chunk: chunks that already have a vector (another process embedded
+        them meanwhile) are skipped under the writer lock, so two writers never double a
+        document's vectors.
+        """
         if self._vectors is None or self.meta.dim is None:
             raise StoreError("No embedder recorded for this library; call set_embedder first.")
         vecs = np.asarray(vectors, dtype=np.float32)
@@ -270,8 +279,20 @@ class Store:
             )
         if not chunk_ids:
             return
-        flat = pa.array(vecs.ravel(), type=pa.float32())
-        table = pa.table(
+        with self.lock.hold():
+            have = self.vector_ids(chunk_ids)
+            keep = [i for i, c in enumerate(chunk_ids) if c not in have]
+            if len(set(chunk_ids)) != len(chunk_ids):  # the same chunk twice in one call
+                first = {c: i for i, c in reversed(list(enumerate(chunk_ids)))}
+                keep = [i for i in keep if first[chunk_ids[i]] == i]
+            if not keep:
+                return
+            self._vectors.add(self._vector_table(doc_id, [chunk_ids[i] for i in keep], vecs[keep]))
+
+    def _vector_table(self, doc_id: str, chunk_ids: Sequence[str], vecs: np.ndarray) -> Any:
+        assert self.meta.dim is not None
+        flat = pa.array(np.asarray(vecs, dtype=np.float32).ravel(), type=pa.float32())
+        return pa.table(
             {
                 "chunk_id": pa.array(list(chunk_ids), pa.string()),
                 "doc_id": pa.array([doc_id] * len(chunk_ids), pa.string()),
@@ -279,8 +300,47 @@ class Store:
             },
             schema=vectors_schema(self.meta.dim),
         )
+
+    def vector_ids(self, chunk_ids: Sequence[str]) -> set[str]:
+        """Which of ``chunk_ids`` already have a vector."""
+        if self._vectors is None or not chunk_ids:
+            return set()
+        found: set[str] = set()
+        ids = sorted(set(chunk_ids))
+        for start in range(0, len(ids), 500):
+            q = self._vectors.search().where(f"chunk_id IN {sql_list(ids[start : start + 500])}")
+            found.update(
+                q.select(["chunk_id"]).limit(None).to_arrow().column("chunk_id").to_pylist()
+            )
+        return found
+
+    def dedupe_vectors(self, doc_id: str) -> int:
+        """Keep one vector per chunk of ``doc_id`` (two writers of an older version could
+        both embed a document); returns how many duplicate rows were removed."""
+        if self._vectors is None:
+            return 0
         with self.lock.hold():
-            self._vectors.add(table)
+            rows = (
+                self._vectors.search()
+                .where(f"doc_id = {_lit(doc_id)}")
+                .select(["chunk_id", "vector"])
+                .limit(None)
+                .to_arrow()
+            )
+            ids = rows.column("chunk_id").to_pylist()
+            seen: dict[str, int] = {}
+            for i, c in enumerate(ids):
+                seen.setdefault(c, i)
+            if len(seen) == len(ids):
+                return 0
+            dup = sorted(c for c, n in Counter(ids).items() if n > 1)
+            keep = [seen[c] for c in dup]
+            vecs = np.asarray(rows.column("vector").to_pylist(), dtype=np.float32)[keep]
+            table = self._vector_table(doc_id, dup, vecs)
+            for start in range(0, len(dup), 500):
+                self._vectors.delete(f"chunk_id IN {sql_list(dup[start : start + 500])}")
+            self._vectors.add(table)  # a crash in between leaves chunks without a vector:
+            return len(ids) - len(seen)  # they are embedded again, never lost for good
 
     def mark_ready(self, doc_id: str) -> None:
         """Flag a document as fully embedded (after all its vectors were added)."""

@@ -218,3 +218,53 @@ def test_search_batch_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
     code = proc.wait(timeout=120)
     assert "Traceback" not in err and "BrokenPipe" not in err, err
     assert code == 141
+
+
+# --- two writers -------------------------------------------------------------------------------
+
+
+def _raw_counts(library: Path) -> tuple[dict[str, tuple[int, str]], dict[str, int]]:
+    """(doc_id -> (chunks, status), doc_id -> vectors), read with LanceDB directly: opening a
+    Store would run the repair sweep and hide what the writers left."""
+    import lancedb
+
+    db = lancedb.connect(library)
+    docs = db.open_table("documents").to_arrow().to_pylist()
+    vec_ids = db.open_table("vectors").to_arrow().column("doc_id").to_pylist()
+    vectors: dict[str, int] = {}
+    for d in vec_ids:
+        vectors[d] = vectors.get(d, 0) + 1
+    return {d["doc_id"]: (d["chunks"], d["status"]) for d in docs}, vectors
+
+
+def test_two_concurrent_ingests_never_double_vectors(tmp_path: Path) -> None:
+    from tests.integration.test_crash import make_big_pdf
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for seed in range(4):
+        make_big_pdf(folder / f"report-{seed}.pdf", seed, pages=6)
+    lib = tmp_path / "lib"
+    argv = [sys.executable, "-m", "app", "ingest", str(folder), "--library", str(lib), "--json"]
+    procs = [
+        subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=900) for p in procs]
+    for p, (out, err) in zip(procs, outs, strict=True):
+        assert p.returncode == 0, err
+        statuses = {r["status"] for r in json.loads(out)["results"]}
+        assert statuses <= {"added", "unchanged"}
+
+    def check() -> None:
+        docs, vectors = _raw_counts(lib)
+        assert len(docs) == 4
+        for doc_id, (chunks, status) in docs.items():
+            assert vectors.get(doc_id, 0) == chunks, f"{doc_id}: {vectors.get(doc_id)} != {chunks}"
+            assert status == "ready"
+
+    check()
+    assert footnote("docs", "--library", str(lib)).returncode == 0
+    search = footnote("search", "battery voltage", "--library", str(lib), "--json")
+    assert search.returncode == 0 and json.loads(search.stdout)["hits"]
+    check()  # the commands after them repaired nothing and deleted nothing

@@ -192,8 +192,42 @@ def test_reopen_sweeps_uncommitted_and_incomplete_documents(tmp_path: Path) -> N
     assert [d.doc_id for d in reopened.documents()] == ["a" * 16]
     assert reopened.count_chunks() == 2
     assert reopened.text_search("orphan", 5) == []
-    assert reopened.count_vectors() == 0  # a's partial vectors dropped, d's orphan gone
-    assert reopened.get_document("a" * 16).status == "indexed"
+    assert reopened.count_vectors() == 1  # a's partial vector kept, d's orphan gone
+    assert reopened.get_document("a" * 16).status == "indexed"  # the rest is re-embedded
+
+
+def test_add_vectors_is_idempotent_per_chunk(tmp_path: Path) -> None:
+    """Two writers embedding the same document add each chunk's vector once."""
+    s = Store(tmp_path / "lib")
+    s.add_document(make_doc("a" * 16, "/a.pdf", ["one", "two", "three"]))
+    s.set_embedder("fake", DIM)
+    ids = [f"{'a' * 16}:{i:05d}" for i in range(3)]
+    vecs = np.stack([unit_vec(i) for i in range(3)])
+    s.add_vectors("a" * 16, ids[:2], vecs[:2])
+    s.add_vectors("a" * 16, ids, vecs)  # the second writer: only the third is new
+    s.add_vectors("a" * 16, [ids[0], ids[0]], vecs[:2])
+    assert s.count_vectors() == 3
+    assert s.embedded_chunk_ids("a" * 16) == set(ids)
+
+
+def test_reopen_dedupes_doubled_vectors_and_keeps_the_document_ready(tmp_path: Path) -> None:
+    """What two writers of an older Footnote left: every vector twice. The sweep keeps one
+    per chunk (it once deleted them all and sent the document back to "indexed")."""
+    s = Store(tmp_path / "lib")
+    s.add_document(make_doc("a" * 16, "/a.pdf", ["one", "two"]))
+    s.set_embedder("fake", DIM)
+    ids = [f"{'a' * 16}:{i:05d}" for i in range(2)]
+    vecs = np.stack([unit_vec(i) for i in range(2)])
+    for _ in range(2):
+        s._vectors.add(s._vector_table("a" * 16, ids, vecs))
+    s.mark_ready("a" * 16)
+    assert s.count_vectors() == 4
+    reopened = Store(tmp_path / "lib")
+    assert reopened.count_vectors() == 2
+    assert reopened.embedded_chunk_ids("a" * 16) == set(ids)
+    assert reopened.get_document("a" * 16).status == "ready"
+    [(hit, score)] = reopened.vector_search(unit_vec(1), 1)
+    assert hit == ids[1] and score > 0.99
 
 
 def test_schema_version_is_checked(tmp_path: Path) -> None:
