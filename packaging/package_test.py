@@ -16,6 +16,9 @@ is available) and goes through what a user does:
 6. ``ingest`` a scanned PDF (a picture of text, no text layer: ``tests/data/scanned.pdf``): the
    bundle's own Tesseract language data (``_internal/tessdata``) reads it in-process, and
    ``search --json`` finds a sentence that exists only in the picture.
+7. the window imports the PDF as a drop would (``--smoke --smoke-import``) into a new library,
+   and the log shows that a separate import process ran it (the path the test suite runs; the
+   bundle has no in-thread fallback).
 
 Standard library only, so it runs with any Python (the test suite calls ``run_all``).
 Usage: python packaging/package_test.py [--bundle dist/Footnote] [--pdf FILE] [--no-gui]
@@ -230,6 +233,23 @@ def check_ocr_search(hits: list[dict[str, Any]], doc_id: str) -> str:
     return f"OCR text found on page {hits[0]['page_start']}"
 
 
+def check_gui_import(shown: dict[str, Any], log: Path) -> str:
+    """The window imported the sample, and a separate import process did the work."""
+    results = shown.get("results", [])
+    if not shown.get("shown") or [r.get("status") for r in results] != ["added"]:
+        raise PackageTestError(f"gui-import: unexpected result {json.dumps(shown)[:2000]}")
+    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+    started = set(re.findall(r"import process (\d+) started", text))
+    running = set(re.findall(r"import process (\d+) running", text))
+    if not started & running:
+        raise PackageTestError(
+            f"gui-import: the log {log} does not show a child import process at work"
+            f" (started: {sorted(started)}, running: {sorted(running)})\n{text[-3000:]}"
+        )
+    pid = sorted(started & running)[0]
+    return f"added through import process {pid}"
+
+
 def run_all(
     bundle: Path = DEFAULT_BUNDLE,
     pdf: Path = DEFAULT_PDF,
@@ -285,6 +305,10 @@ def run_all(
         if gui:
             r.run("gui-smoke", ["--smoke"], timeout=300)
             report.steps[-1].detail = "main window shown offscreen, exited"
+            gui_lib = ["--library", str(home / "gui-library")]
+            smoke = ["--smoke", "--smoke-import", str(sample), *gui_lib]
+            shown = r.run_json("gui-import", smoke, timeout=600)
+            report.steps[-1].detail = check_gui_import(shown, log)
 
         if ocr:
             check_ocr_data(bundle)

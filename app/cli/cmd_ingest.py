@@ -8,7 +8,6 @@ Scanned pages are read by OCR unless ``--no-ocr``; ``--json`` reports ``ocr_page
 from __future__ import annotations
 
 import argparse
-import contextlib
 import logging
 import re
 import sys
@@ -16,7 +15,7 @@ import time
 from typing import Any
 
 from app.cli import common
-from app.core.errors import Cancelled, FootnoteError
+from app.core.errors import FootnoteError
 from app.core.models import IngestResult
 from app.core.terminal import safe_line
 
@@ -80,30 +79,31 @@ def run(args: argparse.Namespace) -> int:
         library.store.claim_writer()
         if args.ray is not None:
             return _run_on_ray(args, library, bar, t0)
+        t_open = time.perf_counter()
         with common.cancel_on_sigint() as cancel:
-            results = library.ingest(args.paths, on_progress=bar, cancel=cancel, embed=False)
-            t_index = time.perf_counter()
-            embedded = 0
-            if not args.no_embed and not cancel.cancelled:
-                with contextlib.suppress(Cancelled):
-                    embedded = library.embed_pending(on_progress=bar, cancel=cancel)
-            cancelled = cancel.cancelled
+            outcome = library.ingest(
+                args.paths, on_progress=bar, cancel=cancel, embed=not args.no_embed
+            )
     except FootnoteError as exc:
         return common.report_error(exc)
     finally:
         if bar:
             bar.close()
+    if outcome.embed_error:
+        common.error(outcome.embed_error)
+        return common.EXIT_FAILED
     t_end = time.perf_counter()
+    results, cancelled = outcome.results, outcome.cancelled
     timings = {
-        "index": round((t_index - t0) * 1000, 1),
-        "embed": round((t_end - t_index) * 1000, 1),
+        "index": round((t_open - t0) * 1000 + outcome.index_ms, 1),
+        "embed": round(outcome.embed_ms, 1),
         "total": round((t_end - t0) * 1000, 1),
     }
     if args.json:
         common.print_json(
             {
                 "results": [_result_json(r) for r in results],
-                "embedded_chunks": embedded,
+                "embedded_chunks": outcome.embedded_chunks,
                 "cancelled": cancelled,
                 "timings_ms": timings,
             }

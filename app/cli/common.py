@@ -20,7 +20,7 @@ from typing import Any, TextIO
 from app.core.config import Settings
 from app.core.errors import FootnoteError
 from app.core.location import parse_location
-from app.core.progress import CancelToken, Progress
+from app.core.progress import CancelToken, FileProgress, Progress, Stage
 from app.core.terminal import json_safe, safe_line
 
 EXIT_OK = 0
@@ -123,7 +123,9 @@ class ProgressBar:
         self._drawn = False
 
     def __call__(self, p: Progress) -> None:
-        if p.stage == "file":
+        if p.stage is Stage.INDEXED or (p.stage is Stage.EMBED and isinstance(p, FileProgress)):
+            return  # the embedding line counts the passages of all files
+        if p.stage is Stage.FILE:
             self._file_pos = f"{min(p.done + 1, p.total)}/{p.total}" if p.total else ""
         key = (p.stage, p.file)
         now = time.monotonic()
@@ -135,13 +137,13 @@ class ProgressBar:
         if self.tty:
             filled = int(self.WIDTH * p.fraction)
             bar = "#" * filled + "-" * (self.WIDTH - filled)
-            head = f"[{self._file_pos}] " if self._file_pos and p.stage != "embed" else ""
+            head = f"[{self._file_pos}] " if self._file_pos and p.stage is not Stage.EMBED else ""
             line = f"{head}{p.stage:<6} [{bar}] {p.done}/{p.total} {name}"[:120]
             self.stream.write("\r\x1b[2K" + line)
             self._drawn = True
-        elif p.stage == "file" and key != self._last_key and not finished:
+        elif p.stage is Stage.FILE and key != self._last_key and not finished:
             self.stream.write(f"{self._file_pos} {name}\n")
-        elif p.stage == "embed" and (self._last_key is None or self._last_key[0] != "embed"):
+        elif p.stage is Stage.EMBED and (self._last_key is None or self._last_key[0] != "embed"):
             self.stream.write(f"embedding {p.total} passages\n")
         self._last_key = key
         self.stream.flush()

@@ -136,3 +136,10 @@ class GenerationError(FootnoteError):
 class RemoteBackendError(GenerationError):
     code = "remote_backend_error"
     default_hint = "Check that the llama.cpp server is running and reachable."
+
+
+class ImportProcessError(FootnoteError):
+    """The child process that runs an import failed or died."""
+
+    code = "import_process_error"
+    default_hint = "Try again; if it keeps failing, the log file says more."

@@ -95,6 +95,22 @@ class IngestResult(BaseModel):
     error_code: str | None = Field(default=None, description="Stable error code when failed.")
 
 
+class IngestOutcome(BaseModel):
+    """What one ingest run did: per-file results of the first phase, then the embedding phase."""
+
+    results: list[IngestResult] = Field(
+        default_factory=list, description="One per file processed, in order."
+    )
+    embedded_chunks: int = Field(default=0, description="Chunks embedded by the second phase.")
+    cancelled: bool = Field(default=False, description="The run was cut short by a cancel.")
+    embed_error: str | None = Field(
+        default=None,
+        description="Why embedding failed (user text); the documents stay keyword-searchable.",
+    )
+    index_ms: float = Field(default=0.0, description="Wall time of parse + keyword index.")
+    embed_ms: float = Field(default=0.0, description="Wall time of the embedding phase.")
+
+
 class SearchHit(BaseModel):
     """A retrieved chunk. ``n`` is its source number in an answer (1-based), else 0."""
 
@@ -158,7 +174,8 @@ class Validation(BaseModel):
     dropped: list[DroppedCitation] = Field(default_factory=list)
     repaired: bool = Field(default=False, description="True when a repair retry was needed.")
     flags: list[str] = Field(
-        default_factory=list, description="Human-readable warnings: uncited or unsupported sentences."
+        default_factory=list,
+        description="Human-readable warnings: uncited or unsupported sentences.",
     )
 
 

@@ -2,6 +2,10 @@
 
 Services are synchronous and Qt-free; they call ``on_progress`` now and then and
 check ``cancel`` between units of work. The UI wraps them in worker threads.
+
+Two kinds of report: ``Progress`` for a whole run (files started so far, chunks embedded
+of all pending), and ``FileProgress`` for one file of a batch, which also says which file
+it is (``index`` of ``count``) so a view can show honest per-file counts.
 """
 
 from __future__ import annotations
@@ -9,23 +13,54 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from app.core.errors import Cancelled
+
+
+class Stage(StrEnum):
+    """What a long-running service is doing. Members equal their string values."""
+
+    FILE = "file"  # ingest: file ``done`` of ``total`` is starting (done == total: all done)
+    PARSE = "parse"  # ingest: pages of one file read
+    INDEX = "index"  # ingest: one file's chunks written with their keyword index
+    INDEXED = "indexed"  # ingest: first phase over, every file keyword-searchable
+    EMBED = "embed"  # ingest: chunks embedded (of one file, or of everything pending)
+    RETRIEVE = "retrieve"  # ask: searching the library
+    LOAD_MODEL = "load_model"  # ask: loading the chat model
+    GENERATE = "generate"  # ask: the model writes the answer
 
 
 @dataclass(frozen=True)
 class Progress:
     """One progress report. ``done``/``total`` count units of ``stage`` (pages, chunks, files)."""
 
-    stage: str  # "parse" | "index" | "embed" | "file" | "load_model" | ...
+    stage: Stage
     done: int
     total: int
     file: str | None = None
     message: str = ""
 
+    def __post_init__(self) -> None:
+        # Accept the plain value ("embed") too; an unknown stage is a bug, caught here.
+        object.__setattr__(self, "stage", Stage(self.stage))
+
     @property
     def fraction(self) -> float:
         return 0.0 if self.total <= 0 else min(1.0, self.done / self.total)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileProgress(Progress):
+    """Progress of one file of a batch: the ``index``-th (from 0) of ``count`` files.
+
+    ``done``/``total`` count this file's units only (its pages for ``parse``, its chunks
+    for ``embed``), never the batch's.
+    """
+
+    file: str
+    index: int
+    count: int
 
 
 ProgressCallback = Callable[[Progress], None]

@@ -24,8 +24,15 @@ from app.core.errors import (
     PermissionDeniedError,
     StoreError,
 )
-from app.core.models import Chunk, Document, IngestResult, SearchHit
-from app.core.progress import CancelToken, Progress, ProgressCallback, no_progress
+from app.core.models import Chunk, Document, IngestOutcome, IngestResult, SearchHit
+from app.core.progress import (
+    CancelToken,
+    FileProgress,
+    Progress,
+    ProgressCallback,
+    Stage,
+    no_progress,
+)
 from app.core.protocols import Embedder
 from app.core.timing import ms_since
 from app.services.partial import PartialWriter
@@ -109,7 +116,7 @@ class Library:
 
         return OcrOptions(enabled=self.settings.ocr, languages=self.settings.ocr_languages)
 
-    # --- ingest ------------------------------------------------------------------------------
+    # --- ingest: the one use case the CLI and the desktop app call -----------------------
 
     def ingest(
         self,
@@ -118,17 +125,53 @@ class Library:
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
         embed: bool = True,
-    ) -> list[IngestResult]:
-        """Add PDFs (files or folders). One result per file processed, in order.
+    ) -> IngestOutcome:
+        """Add PDFs (files or folders): make each keyword-searchable, then embed.
 
-        Statuses: added, unchanged (same content already in the library, at this path or
-        another), updated (this path held other content; the old document is replaced),
-        failed (with the error's user text and code). On cancellation the files not yet
-        started are left out of the result and everything already written stays usable.
+        1. Parse, chunk and store each file with its keyword index, one result per file
+           (added, unchanged, updated, or failed with the error's user text and code);
+           ``Stage.INDEXED`` marks the end of this phase.
+        2. Embed every chunk still lacking a vector: this run's files and any an earlier,
+           interrupted run left behind (skipped when ``embed`` is False).
+
+        Failures are reported, not raised: a bad file in its result (the others go on), a
+        failed embedding in ``embed_error`` (the documents stay keyword-searchable). On
+        cancellation the files not yet started are left out, everything written stays
+        usable, and the next run finishes the rest.
         """
+        progress = on_progress or no_progress
+        t0 = time.perf_counter()
+        outcome = IngestOutcome(results=self._index_files(paths, progress, cancel))
+        outcome.index_ms = (time.perf_counter() - t0) * 1000
+        outcome.cancelled = cancel is not None and cancel.cancelled
+        if outcome.cancelled:
+            return outcome
+        progress(Progress(Stage.INDEXED, 1, 1, message="indexed"))
+        if not embed:
+            return outcome
+        t1 = time.perf_counter()
+        try:
+            outcome.embedded_chunks = self.embed_pending(on_progress=progress, cancel=cancel)
+        except Cancelled:
+            logger.info("embedding cancelled; documents stay keyword-searchable")
+            outcome.cancelled = True
+        except FootnoteError as exc:
+            outcome.embed_error = exc.user_text()
+        except Exception as exc:  # noqa: BLE001 - documents stay keyword-searchable
+            logger.exception("embedding failed")
+            outcome.embed_error = f"{type(exc).__name__}: {exc}"
+        outcome.embed_ms = (time.perf_counter() - t1) * 1000
+        return outcome
+
+    def _index_files(
+        self,
+        paths: Sequence[Path | str],
+        progress: ProgressCallback,
+        cancel: CancelToken | None,
+    ) -> list[IngestResult]:
+        """Phase 1: parse and store each file with its keyword index; results in order."""
         from app.ingest import file_sha, parse_pdf
 
-        progress = on_progress or no_progress
         files = expand_paths(paths)
         results: list[IngestResult] = []
         wrote = False
@@ -139,12 +182,13 @@ class Library:
             for i, path in enumerate(files):
                 if cancel is not None:
                     cancel.raise_if_cancelled()
-                progress(Progress("file", i, len(files), file=str(path)))
-                result = self._ingest_one(path, file_sha, parse_pdf, progress, cancel)
+                progress(Progress(Stage.FILE, i, len(files), file=str(path)))
+                report = _for_file(progress, str(path), i, len(files))
+                result = self._ingest_one(path, file_sha, parse_pdf, report, cancel)
                 results.append(result)
                 if result.status in ("added", "updated"):
                     wrote = not self.store.maybe_optimize()
-            progress(Progress("file", len(files), len(files)))
+            progress(Progress(Stage.FILE, len(files), len(files)))
         except Cancelled:
             logger.info("ingest cancelled after %d of %d files", len(results), len(files))
         finally:
@@ -152,11 +196,6 @@ class Library:
                 parser.close()
         if wrote:
             self.store.optimize()
-        if embed and not (cancel is not None and cancel.cancelled):
-            try:
-                self.embed_pending(on_progress=on_progress, cancel=cancel)
-            except Cancelled:
-                logger.info("embedding cancelled; documents stay keyword-searchable")
         return results
 
     def _ingest_one(
@@ -191,14 +230,14 @@ class Library:
                 partial.discard()
                 if self.store.get_document(doc.doc_id) is not None:  # raced with another ingest
                     return self._result(name, "unchanged", self.store.get_document(doc.doc_id))
-                progress(Progress("index", 0, 1, file=name))
+                progress(Progress(Stage.INDEX, 0, 1, file=name))
                 try:
                     replaced = self.store.add_document(parsed) or partial.replaced
                 except StoreError:  # another process added the same content just now
                     if (other := self.store.get_document(doc.doc_id)) is None:
                         raise
                     return self._result(name, "unchanged", other)
-                progress(Progress("index", 1, 1, file=name))
+                progress(Progress(Stage.INDEX, 1, 1, file=name))
             stored = self.store.get_document(doc.doc_id)
             result = self._result(name, "updated" if replaced else "added", stored)
             result.ocr_pages = len(parsed.ocr_pages)
@@ -268,12 +307,15 @@ class Library:
             )
         total = sum(len(chunks) for _, chunks in work)
         done = embedded = 0
-        progress(Progress("embed", 0, total))
-        for doc, chunks in work:
+        progress(Progress(Stage.EMBED, 0, total))
+        for index, (doc, chunks) in enumerate(work):
+            report = _for_file(progress, doc.file, index, len(work))
+            doc_done = 0
             for batch in _batches(chunks, EMBED_BATCH):
                 if cancel is not None:
                     cancel.raise_if_cancelled()
                 done += len(batch)
+                doc_done += len(batch)
                 # Another process (a second `footnote ingest`) may have embedded some
                 # meanwhile: skip them (add_vectors also skips them, under the lock).
                 have = self.store.vector_ids([c.chunk_id for c in batch])
@@ -286,7 +328,8 @@ class Library:
                             break
                         self.store.add_vectors(doc.doc_id, [c.chunk_id for c in batch], vecs)
                     embedded += len(batch)
-                progress(Progress("embed", done, total, file=doc.file))
+                report(Progress(Stage.EMBED, doc_done, len(chunks)))
+                progress(Progress(Stage.EMBED, done, total))
             else:
                 with self._lock:
                     if self.store.get_document(doc.doc_id) is not None:
@@ -349,6 +392,19 @@ def _parser(settings: Settings) -> Any:
     if settings.isolate_parsing:
         return ParseWorker()
     return None
+
+
+def _for_file(progress: ProgressCallback, file: str, index: int, count: int) -> ProgressCallback:
+    """A callback that reports ``p`` as progress of file ``index`` of ``count``."""
+
+    def report(p: Progress) -> None:
+        progress(
+            FileProgress(
+                p.stage, p.done, p.total, file=file, message=p.message, index=index, count=count
+            )
+        )
+
+    return report
 
 
 def _batches(items: Sequence[Chunk], size: int) -> Iterator[Sequence[Chunk]]:

@@ -13,15 +13,35 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import Literal, Protocol
 
-if TYPE_CHECKING:
-    from app.store.store import Store
+from app.core.models import DocStatus, Document
 
 logger = logging.getLogger(__name__)
 
 
-def sweep(store: Store) -> dict[str, int]:
+class Sweepable(Protocol):
+    """What the sweep needs of a store (``app.store.store.Store`` provides it).
+
+    Declared here, not imported, so that ``store`` depends on ``recovery`` and never the
+    other way round. Every write here takes the store's writer lock itself.
+    """
+
+    def documents(self) -> list[Document]: ...
+
+    def doc_id_column(self, table: Literal["chunks", "vectors"]) -> list[str]: ...
+
+    def delete_orphans(self, doc_ids: Iterable[str]) -> None: ...
+
+    def remove(self, doc_id: str) -> bool: ...
+
+    def delete_vectors(self, doc_id: str) -> None: ...
+
+    def set_status(self, doc_id: str, status: DocStatus) -> None: ...
+
+
+def sweep(store: Sweepable) -> dict[str, int]:
     """Make the library consistent; returns counts of what was repaired (for logs/tests)."""
     docs = {d.doc_id: d for d in store.documents()}
     chunk_counts = Counter(store.doc_id_column("chunks"))

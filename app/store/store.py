@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -25,7 +25,7 @@ from app.core.errors import StoreError
 from app.core.location import is_remote, parse_location, redact
 from app.core.models import Chunk, DocStatus, Document, ParsedDocument, Section
 from app.core.scripts import cjk_terms
-from app.store import recovery
+from app.store import recovery, sql
 from app.store.lease import Lease
 from app.store.lock import ReadOnlyLock, WriterLock
 from app.store.objectstore import connect
@@ -65,11 +65,8 @@ ANN_THRESHOLD = 20_000
 KEEP_VERSIONS = timedelta(seconds=5)
 # Merge new chunks into the BM25 index once this many are waiting (see maybe_optimize).
 OPTIMIZE_EVERY = 3_000
-
-
-def sql_list(values: Iterable[str]) -> str:
-    """A SQL ``IN (...)`` list of string literals, quotes escaped."""
-    return "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")"
+# Ids per ``IN (...)`` filter when deleting or fetching many rows: keeps each SQL text short.
+FILTER_BATCH = 500
 
 
 class Store:
@@ -210,7 +207,9 @@ class Store:
                 )
                 self._vectors = None
                 self._db.drop_table(VECTORS, ignore_missing=True)
-                self._documents.update(where="status = 'ready'", values={"status": "indexed"})
+                self._documents.update(
+                    where=sql.equals("status", "ready"), values={"status": "indexed"}
+                )
             if VECTORS not in self._table_names():
                 self._db.create_table(VECTORS, schema=vectors_schema(dim), exist_ok=True)
             self._vectors = self._db.open_table(VECTORS)
@@ -307,8 +306,8 @@ class Store:
             return set()
         found: set[str] = set()
         ids = sorted(set(chunk_ids))
-        for start in range(0, len(ids), 500):
-            q = self._vectors.search().where(f"chunk_id IN {sql_list(ids[start : start + 500])}")
+        for start in range(0, len(ids), FILTER_BATCH):
+            q = self._vectors.search().where(sql.is_in("chunk_id", ids[start : start + FILTER_BATCH]))
             found.update(
                 q.select(["chunk_id"]).limit(None).to_arrow().column("chunk_id").to_pylist()
             )
@@ -322,7 +321,7 @@ class Store:
         with self.lock.hold():
             rows = (
                 self._vectors.search()
-                .where(f"doc_id = {_lit(doc_id)}")
+                .where(sql.equals("doc_id", doc_id))
                 .select(["chunk_id", "vector"])
                 .limit(None)
                 .to_arrow()
@@ -337,8 +336,8 @@ class Store:
             keep = [seen[c] for c in dup]
             vecs = np.asarray(rows.column("vector").to_pylist(), dtype=np.float32)[keep]
             table = self._vector_table(doc_id, dup, vecs)
-            for start in range(0, len(dup), 500):
-                self._vectors.delete(f"chunk_id IN {sql_list(dup[start : start + 500])}")
+            for start in range(0, len(dup), FILTER_BATCH):
+                self._vectors.delete(sql.is_in("chunk_id", dup[start : start + FILTER_BATCH]))
             self._vectors.add(table)  # a crash in between leaves chunks without a vector:
             return len(ids) - len(seen)  # they are embedded again, never lost for good
 
@@ -349,37 +348,38 @@ class Store:
     def set_file(self, doc_id: str, file: str) -> None:
         """Record a new location for a document whose file moved (same content)."""
         with self.lock.hold():
-            self._documents.update(where=f"doc_id = {_lit(doc_id)}", values={"file": file})
+            self._documents.update(where=sql.equals("doc_id", doc_id), values={"file": file})
 
     def set_status(self, doc_id: str, status: DocStatus) -> None:
         with self.lock.hold():
-            self._documents.update(where=f"doc_id = {_lit(doc_id)}", values={"status": status})
+            self._documents.update(where=sql.equals("doc_id", doc_id), values={"status": status})
 
     def remove(self, doc_id: str) -> bool:
         """Delete a document: its row first (so it is gone at once), then its chunks/vectors."""
         with self.lock.hold():
             if self.get_document(doc_id) is None:
                 return False
-            self._documents.delete(f"doc_id = {_lit(doc_id)}")
+            self._documents.delete(sql.equals("doc_id", doc_id))
             self._delete_rows(doc_id)
             return True
 
     def delete_orphans(self, doc_ids: Iterable[str]) -> None:
         """Delete chunks and vectors of the given (uncommitted) document ids."""
         ids = sorted(set(doc_ids))
-        for start in range(0, len(ids), 500):
-            where = f"doc_id IN {sql_list(ids[start : start + 500])}"
-            self._chunks.delete(where)
-            if self._vectors is not None:
-                self._vectors.delete(where)
+        with self.lock.hold():
+            for start in range(0, len(ids), FILTER_BATCH):
+                where = sql.is_in("doc_id", ids[start : start + FILTER_BATCH])
+                self._chunks.delete(where)
+                if self._vectors is not None:
+                    self._vectors.delete(where)
 
     def delete_vectors(self, doc_id: str) -> None:
         if self._vectors is not None:
             with self.lock.hold():
-                self._vectors.delete(f"doc_id = {_lit(doc_id)}")
+                self._vectors.delete(sql.equals("doc_id", doc_id))
 
     def _delete_rows(self, doc_id: str) -> None:
-        where = f"doc_id = {_lit(doc_id)}"
+        where = sql.equals("doc_id", doc_id)
         if self._chunks.count_rows(where):
             self._chunks.delete(where)
         if self._vectors is not None and self._vectors.count_rows(where):
@@ -442,26 +442,26 @@ class Store:
         return [d.model_copy() for d in docs]
 
     def get_document(self, doc_id: str) -> Document | None:
-        rows = self._query_docs(f"doc_id = {_lit(doc_id)}")
+        rows = self._query_docs(sql.equals("doc_id", doc_id))
         return row_to_document(rows[0]) if rows else None
 
     def find_by_path(self, path: Path | str) -> list[Document]:
-        return [row_to_document(r) for r in self._query_docs(f"file = {_lit(str(path))}")]
+        return [row_to_document(r) for r in self._query_docs(sql.equals("file", str(path)))]
 
     def sections(self, doc_id: str) -> list[Section]:
-        rows = self._query_docs(f"doc_id = {_lit(doc_id)}")
+        rows = self._query_docs(sql.equals("doc_id", doc_id))
         if not rows or not rows[0].get("sections_json"):
             return []
         return [Section.model_validate(s) for s in json.loads(rows[0]["sections_json"])]
 
     def pending_embeddings(self) -> list[Document]:
         """Documents that are keyword-searchable but not (fully) embedded yet."""
-        return [row_to_document(r) for r in self._query_docs("status = 'indexed'")]
+        return [row_to_document(r) for r in self._query_docs(sql.equals("status", "indexed"))]
 
     def embedded_chunk_ids(self, doc_id: str) -> set[str]:
         if self._vectors is None:
             return set()
-        q = self._vectors.search().where(f"doc_id = {_lit(doc_id)}").select(["chunk_id"])
+        q = self._vectors.search().where(sql.equals("doc_id", doc_id)).select(["chunk_id"])
         return set(q.limit(None).to_arrow().column("chunk_id").to_pylist())
 
     def get_chunks(self, chunk_ids: Sequence[str], *, charmap: bool = True) -> list[Chunk]:
@@ -471,14 +471,14 @@ class Store:
         if not ids:
             return []
         found: dict[str, Chunk] = {}
-        for start in range(0, len(ids), 500):
-            where = f"chunk_id IN {sql_list(ids[start : start + 500])}"
+        for start in range(0, len(ids), FILTER_BATCH):
+            where = sql.is_in("chunk_id", ids[start : start + FILTER_BATCH])
             for c in self._query_chunks(where, charmap=charmap):
                 found[c.chunk_id] = c
         return [found[i] for i in ids if i in found]
 
     def chunks_of(self, doc_id: str) -> list[Chunk]:
-        return sorted(self._query_chunks(f"doc_id = {_lit(doc_id)}"), key=lambda c: c.ordinal)
+        return sorted(self._query_chunks(sql.equals("doc_id", doc_id)), key=lambda c: c.ordinal)
 
     def count_chunks(self) -> int:
         return int(self._chunks.count_rows())
@@ -494,7 +494,7 @@ class Store:
             return []
         q = self._chunks.search(cjk_terms(query), query_type="fts", fts_columns="fts_text")
         if doc_ids is not None:
-            q = q.where(f"doc_id IN {sql_list(doc_ids)}", prefilter=True)
+            q = q.where(sql.is_in("doc_id", doc_ids), prefilter=True)
         table = q.select(["chunk_id", "_score"]).limit(k).to_arrow()
         return list(
             zip(
@@ -514,7 +514,7 @@ class Store:
             np.asarray(vec, dtype=np.float32).ravel(), query_type="vector"
         ).distance_type("cosine")
         if doc_ids is not None:
-            q = q.where(f"doc_id IN {sql_list(doc_ids)}", prefilter=True)
+            q = q.where(sql.is_in("doc_id", doc_ids), prefilter=True)
         if self.has_vector_index():
             # With refinement LanceDB fetches k * refine_factor candidates and rejects an ef
             # below that ("ef must be greater than or equal to k"), so size ef from it.
@@ -529,7 +529,7 @@ class Store:
             )
         )
 
-    def doc_id_column(self, table: str) -> list[str]:
+    def doc_id_column(self, table: Literal["chunks", "vectors"]) -> list[str]:
         """All doc_id values of ``chunks`` or ``vectors`` (for the consistency sweep)."""
         t = self._chunks if table == CHUNKS else self._vectors
         if t is None:
@@ -543,7 +543,3 @@ class Store:
         columns = [*CHUNK_COLUMNS, "charmap"] if charmap else CHUNK_COLUMNS
         q = self._chunks.search().where(where).select(columns)
         return [row_to_chunk(r) for r in q.limit(None).to_arrow().to_pylist()]
-
-
-def _lit(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"

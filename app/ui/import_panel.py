@@ -24,24 +24,21 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.models import IngestResult
-from app.core.progress import Progress
+from app.core.progress import FileProgress, Progress, Stage
 from app.ui.theme import icon, status_color
 from app.ui.widgets import ElidedLabel
 
 logger = logging.getLogger(__name__)
 
 STAGE_WORDS = {
-    "parse": "Reading pages",
-    "ocr": "Reading scanned pages (OCR)",
-    "index": "Indexing",
-    "chunk": "Splitting",
-    "store": "Saving",
-    "embed": "Embedding",
-    "file": "Adding",
+    Stage.PARSE: "Reading pages",
+    Stage.OCR: "Reading scanned pages (OCR)",
+    Stage.INDEX: "Indexing",
+    Stage.EMBED: "Embedding",
 }
 
-
-STAGE_SPAN = {"parse": (0.0, 0.85), "ocr": (0.0, 0.95), "index": (0.85, 1.0)}
+# Reading pages is most of a file's first phase (0-85% of its bar); indexing finishes it.
+STAGE_SPAN = {Stage.PARSE: (0.0, 0.85), Stage.OCR: (0.0, 0.95), Stage.INDEX: (0.85, 1.0)}
 
 
 class FileRow:
@@ -62,15 +59,15 @@ class FileRow:
         grid.addWidget(self.state, row * 3 + 2, 0)
         self.done = False
 
-    def update(self, p: Progress) -> None:
+    def update(self, p: FileProgress) -> None:
+        """Show this file's own counts (pages read, passages embedded); never go back."""
         if self.done:
             return
         words = p.message or STAGE_WORDS.get(p.stage, p.stage.capitalize())
         if p.total > 0:
-            # Reading pages is most of the work (0-85%); indexing finishes it. Never go back.
             lo, hi = STAGE_SPAN.get(p.stage, (0.0, 1.0))
             value = int((lo + (hi - lo) * p.fraction) * 1000)
-            if p.stage == "ocr":  # a second, slower pass over the scanned pages: starts anew
+            if p.stage is Stage.OCR:  # a second, slower pass over the scanned pages: starts anew
                 self.bar.setValue(value)
             else:
                 self.bar.setValue(max(self.bar.value(), value))
@@ -110,8 +107,6 @@ class ImportPanel(QFrame):
         self.rows: dict[str, FileRow] = {}
         self.results: list[IngestResult] = []
         self.running = False
-        self._file_stage_seen = False
-        self._files_done = self._files_total = 0
         self.title = QLabel("Adding PDFs…")
         self.title.setObjectName("sectionTitle")
         self.title.setWordWrap(True)
@@ -148,7 +143,6 @@ class ImportPanel(QFrame):
 
     def start(self, paths: list[Path]) -> None:
         self.running = True
-        self._file_stage_seen = False
         self.button.setEnabled(True)
         self.results = []
         for r in list(self.rows.values()):
@@ -175,30 +169,20 @@ class ImportPanel(QFrame):
         return self.rows[key]
 
     def on_progress(self, p: Progress) -> None:
-        if p.stage == "file":
-            self._file_stage_seen = True
-            self._files_done, self._files_total = p.done, p.total
+        if isinstance(p, FileProgress):  # one file's own counts
+            self._row(p.file).update(p)
+            if p.stage is Stage.PARSE:
+                self.overall.setValue(int((p.index + p.fraction) / max(p.count, 1) * 1000))
+        elif p.stage is Stage.FILE:  # file ``done`` of ``total`` starts
             self.overall.setValue(int(p.fraction * 1000))
             self.overall_label.setText(f"File {min(p.done + 1, p.total)} of {p.total}")
             if p.file:
                 self._row(p.file)
-            return
-        if p.stage == "embed" and not p.file:
+        elif p.stage is Stage.INDEXED:
+            self.overall_label.setText("Searchable by keyword; embedding passages…")
+        elif p.stage is Stage.EMBED:  # passages of every file
             self.overall.setValue(int(p.fraction * 1000))
             self.overall_label.setText(f"Embedding passages {p.done}/{p.total}")
-            return
-        if p.stage == "indexed":
-            self.overall_label.setText("Searchable by keyword; embedding passages…")
-            return
-        if p.file:
-            row = self._row(p.file)
-            row.update(p)
-            if self._file_stage_seen and self._files_total and p.stage == "parse":
-                frac = (self._files_done + p.fraction) / self._files_total
-                self.overall.setValue(int(frac * 1000))
-        done = [r.bar.value() for r in self.rows.values()]
-        if done and p.stage != "embed" and not self._file_stage_seen:
-            self.overall.setValue(max(self.overall.value(), sum(done) // len(done)))
 
     def finish(self, results: list[IngestResult]) -> None:
         self.running = False

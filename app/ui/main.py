@@ -7,16 +7,21 @@ than crash it, and ``--smoke`` lets packaging tests prove the app starts and sho
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 import threading
+import time
 import types
 from pathlib import Path
+from typing import Any
 
 from app import __version__
 from app.core.logs import setup_logging
 
 logger = logging.getLogger(__name__)
+
+SMOKE_IMPORT_S = 240.0  # --smoke-import gives up (exit 1) after this long
 
 
 def qt_options(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -42,6 +47,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--smoke",
         action="store_true",
         help="Exit with status 0 as soon as the main window is shown.",
+    )
+    p.add_argument(
+        "--smoke-import",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PDF",
+        help="With --smoke: first import PDF as a drop would (through the import process) "
+        "and print the results as JSON.",
     )
     p.add_argument("-v", "--verbose", action="store_true", help="Debug logging.")
     p.add_argument("--version", action="version", version=f"footnote {__version__}")
@@ -131,24 +145,50 @@ def main(argv: list[str] | None = None) -> int:
     )
     window.show()
     if args.smoke:
-        seen: list[bool] = []
-
-        def check_and_quit() -> None:
-            seen.append(window.isVisible() and window.windowHandle() is not None)
-            app.quit()
-
-        QTimer.singleShot(0, check_and_quit)
-        code = app.exec()
-        shown = bool(seen and seen[0])
-        window.session.shutdown()
-        logger.info("smoke: exec=%s shown=%s", code, shown)
-        return 0 if shown else 1
+        return _smoke(app, window, args.smoke_import)
     QTimer.singleShot(0, window.start)
     if files:
         QTimer.singleShot(0, lambda: window.open_files(files))
     code = int(app.exec())
     server.close()
     return code
+
+
+def _smoke(app: Any, window: Any, pdfs: list[Path]) -> int:
+    """Show the window, optionally import ``pdfs`` as a drop would, then quit.
+
+    The import goes through the same child process as a real drop (packaging/package_test.py
+    runs this in the frozen bundle and reads the log for the import process).
+    """
+    from PySide6.QtCore import QTimer
+
+    seen: list[bool] = []
+    started: list[bool] = []
+    deadline = time.monotonic() + SMOKE_IMPORT_S
+
+    def check_and_quit() -> None:
+        seen.append(window.isVisible() and window.windowHandle() is not None)
+        if window.ingest_job is not None:
+            started.append(True)
+        finished = bool(started) and window.ingest_job is None
+        if pdfs and not finished and time.monotonic() < deadline:
+            QTimer.singleShot(200, check_and_quit)
+            return
+        app.quit()
+
+    if pdfs:
+        window.start()
+        window.ingest(pdfs)  # queued until the library is open
+    QTimer.singleShot(0, check_and_quit)
+    code = app.exec()
+    shown = bool(seen and seen[0])
+    window.session.shutdown()
+    logger.info("smoke: exec=%s shown=%s", code, shown)
+    if pdfs:
+        results = [r.model_dump(mode="json") for r in window.imports.results]
+        print(json.dumps({"shown": shown, "results": results}), flush=True)
+        return 0 if shown and len(results) == len(pdfs) else 1
+    return 0 if shown else 1
 
 
 if __name__ == "__main__":

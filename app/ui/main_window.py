@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.config import Settings
-from app.core.models import Answer, Citation, Document, Source
-from app.core.progress import Progress
+from app.core.models import Answer, Citation, Document, IngestOutcome, Source
+from app.core.progress import Progress, Stage
 from app.core.terminal import safe_line
 from app.ui import render, window_state
 from app.ui.columns import MIN_WIDTH, Columns
@@ -42,7 +42,7 @@ from app.ui.library_panel import LibraryPanel
 from app.ui.message_bar import MessageBar
 from app.ui.pdf_viewer import PdfViewer
 from app.ui.prefs import forget_model, remember_model, save_settings
-from app.ui.session import IngestOutcome, Session, describe_error
+from app.ui.session import Session, describe_error
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.sources_panel import SourcesPanel
 from app.ui.theme import icon
@@ -52,13 +52,9 @@ logger = logging.getLogger(__name__)
 
 
 ASK_PHASES = {
-    "retrieve": "Searching your documents…",
-    "search": "Searching your documents…",
-    "prompt": "Preparing the sources…",
-    "load_model": "Loading the model…",
-    "generate": "Writing the answer…",
-    "validate": "Checking every quote against the documents…",
-    "repair": "Repairing citations…",
+    Stage.RETRIEVE: "Searching your documents…",
+    Stage.LOAD_MODEL: "Loading the model…",
+    Stage.GENERATE: "Writing the answer…",
 }
 
 
@@ -354,7 +350,7 @@ class MainWindow(QMainWindow):
 
     def _ingest_progress(self, p: Progress) -> None:
         self.imports.on_progress(p)
-        if p.stage == "indexed":
+        if p.stage is Stage.INDEXED:
             self.session.refresh_documents()
 
     def _ingest_finished(self, outcome: IngestOutcome) -> None:

@@ -11,18 +11,17 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from app.core.config import Settings
-from app.core.errors import Cancelled, FootnoteError
+from app.core.errors import FootnoteError
 from app.core.location import is_remote
-from app.core.models import Answer, Document, IngestResult
+from app.core.models import Answer, Document, IngestOutcome
 from app.core.progress import Progress
-from app.ui.ingest_process import ingest_in_subprocess, subprocess_supported
+from app.services.ingest_process import ingest_in_child
 from app.ui.workers import Job, JobRunner
 
 if TYPE_CHECKING:
@@ -32,23 +31,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-def desktop_settings(settings: Settings) -> Settings:
-    """Desktops open a team library (on object storage) read-only unless told otherwise
-    (FOOTNOTE_READ_ONLY=false); the CLI or a cluster job is its writer."""
-    if settings.read_only is not None:
-        return settings
-    return settings.model_copy(update={"read_only": is_remote(settings.library)})
-
-
-@dataclass
-class IngestOutcome:
-    """What an import job returns: per-file results, and whether it was cut short."""
-
-    results: list[IngestResult]
-    cancelled: bool = False
-    embed_error: str | None = None
-
-
+from app.core.errors import FootnoteError
+from app.core.location import is_remote
+from app.core.models import Answer, Document, IngestOutcome
 class Session(QObject):
     """Services plus the background machinery to call them without freezing the window."""
 
@@ -141,40 +126,17 @@ class Session(QObject):
         on_cancelled: Callable[[], None],
         on_failed: Callable[[BaseException], None],
     ) -> Job | None:
-        """Parse and index (keyword-searchable at once), then embed as a second phase.
+        """``Library.ingest`` (keyword-searchable at once, then embedded) on the "ingest" pool.
 
-        Both run in a child process (see ingest_process: they hold the GIL for long
-        stretches), supervised from the "ingest" worker thread.
+        It runs in a child process (see app.services.ingest_process: parsing and embedding
+        hold the GIL for long stretches); this thread only relays its events as signals.
         """
-        lib = self.library
-        if lib is None:
+        if self.library is None:
             return None
+        settings = self.settings
 
         def work(job: Job) -> IngestOutcome:
-            if subprocess_supported():
-                results, embed_error = ingest_in_subprocess(
-                    self.settings, list(paths), on_progress=job.report, cancel=job.cancel
-                )
-                return IngestOutcome(results, job.cancel.cancelled, embed_error)
-            results = lib.ingest(
-                list(paths), on_progress=job.report, cancel=job.cancel, embed=False
-            )
-            out = IngestOutcome(results)
-            if job.cancel.cancelled:
-                out.cancelled = True
-                return out
-            job.report(Progress("indexed", 1, 1, message="indexed"))
-            try:
-                lib.embed_pending(on_progress=job.report, cancel=job.cancel)
-            except Cancelled:
-                out.cancelled = True
-            except Exception as exc:  # documents stay keyword-searchable
-                logger.exception("embedding failed")
-                out.embed_error = describe_error(exc)
-            return out
-
-        def after() -> None:
-            self.refresh_documents()
+            return ingest_in_child(settings, list(paths), on_progress=job.report, cancel=job.cancel)
 
         return self.runner.submit(
             "ingest",
@@ -184,21 +146,17 @@ class Session(QObject):
             on_finished=on_finished,
             on_cancelled=on_cancelled,
             on_failed=on_failed,
-            on_done=after,
+            on_done=self.refresh_documents,
         )
 
     def embed_pending(self) -> None:
         """Finish embeddings left over from an interrupted session (background, silent)."""
-        lib = self.library
-        if lib is None or not any(d.status == "indexed" for d in self.documents):
+        if self.library is None or not any(d.status == "indexed" for d in self.documents):
             return
+        settings = self.settings
 
-        def work(job: Job) -> object:
-            if subprocess_supported():
-                return ingest_in_subprocess(
-                    self.settings, [], on_progress=lambda _p: None, cancel=job.cancel
-                )
-            return lib.embed_pending(cancel=job.cancel)
+        def work(job: Job) -> IngestOutcome:
+            return ingest_in_child(settings, [], cancel=job.cancel)
 
         self.runner.submit(
             "ingest",

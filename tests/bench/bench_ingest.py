@@ -61,7 +61,7 @@ def bench_ingest(files: list[Path], workdir: Path, embedder: RecordingEmbedder) 
     """Two timed phases through Library: keyword-searchable, then fully embedded."""
     lib = Library(Settings(library=workdir / "library"), embedder=embedder)
     t0, c0 = time.perf_counter(), time.process_time()
-    results = lib.ingest(files, embed=False)
+    results = lib.ingest(files, embed=False).results
     t_keyword, c_keyword = time.perf_counter() - t0, time.process_time() - c0
     failed = [r.file for r in results if r.status == "failed"]
     pages = sum(r.pages for r in results if r.status != "failed")

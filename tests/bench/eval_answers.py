@@ -167,7 +167,7 @@ def library_dir(path: Path | None) -> Iterator[Path]:
 def build_library(library: Any, pdfs: Sequence[Path]) -> dict[str, str]:
     """Ingest (or find unchanged) every PDF and embed; return file name -> doc_id."""
     t0 = time.perf_counter()
-    results = library.ingest(list(pdfs))
+    results = library.ingest(list(pdfs)).results
     failed = [r for r in results if r.status == "failed"]
     if failed:
         raise SystemExit(

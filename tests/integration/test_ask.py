@@ -34,7 +34,7 @@ def lib(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Embedder) -> 
     library = Library(Settings(library=root / "library"), embedder=shared_embedder)
     results = library.ingest(
         [make_manual_pdf(root / "manual.pdf"), make_two_column_pdf(root / "report.pdf")]
-    )
+    ).results
     assert [r.status for r in results] == ["added", "added"]
     return library
 

@@ -187,7 +187,7 @@ def test_kill_during_indexing_then_rerun_completes(
 
     library = Library(Settings(library=library_dir), embedder=shared_embedder)
     before = {d.doc_id for d in library.documents()}
-    results = library.ingest([pdf_folder])
+    results = library.ingest([pdf_folder]).results
     assert len(results) == n
     assert all(r.status in ("added", "unchanged") for r in results), results
     assert {r.doc_id for r in results if r.status == "unchanged"} == before

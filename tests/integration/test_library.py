@@ -35,7 +35,7 @@ def assert_consistent(lib: Library) -> None:
 
 def test_added_unchanged_updated_removed(library: Library, tmp_path: Path) -> None:
     pdf = pf.make_manual_pdf(tmp_path / "manual.pdf")
-    [r] = library.ingest([pdf])
+    [r] = library.ingest([pdf]).results
     assert (r.status, r.pages, r.file) == ("added", 5, str(pdf.resolve()))
     assert r.chunks > 0 and r.error is None
     doc = library.get_document(r.doc_id)
@@ -47,13 +47,13 @@ def test_added_unchanged_updated_removed(library: Library, tmp_path: Path) -> No
     copy = tmp_path / "elsewhere" / "copy.pdf"
     copy.parent.mkdir()
     shutil.copy(pdf, copy)
-    again = library.ingest([pdf, copy])
+    again = library.ingest([pdf, copy]).results
     assert [(x.status, x.doc_id) for x in again] == [("unchanged", r.doc_id)] * 2
     assert len(library.documents()) == 1
 
     # New content at the same path replaces the old document, chunks and vectors.
     pf.make_manual_pdf(pdf, title="Zephyr 3000 Field Manual, second edition")
-    [u] = library.ingest([pdf])
+    [u] = library.ingest([pdf]).results
     assert u.status == "updated" and u.doc_id != r.doc_id
     assert [d.doc_id for d in library.documents()] == [u.doc_id]
     assert library.chunks([f"{r.doc_id}:00000"]) == []
@@ -90,7 +90,7 @@ def test_each_bad_file_fails_with_its_own_message_and_good_ones_ingest(
     bad[text_file] = errors.NotAPdfError
     paths = [good1, *bad, good2]
 
-    results = library.ingest(paths)
+    results = library.ingest(paths).results
 
     by_file = {r.file: r for r in results}
     assert len(results) == len(paths)
@@ -113,7 +113,7 @@ def test_folder_expands_to_its_pdfs_only(library: Library, tmp_path: Path) -> No
     pf.make_manual_pdf(folder / "b.pdf")
     pf.make_two_column_pdf(folder / "sub" / "a.PDF")
     (folder / "notes.txt").write_text("ignored inside folders")
-    results = library.ingest([folder], embed=False)
+    results = library.ingest([folder], embed=False).results
     assert sorted(Path(r.file).name for r in results) == ["a.PDF", "b.pdf"]
     assert all(r.status == "added" for r in results)
 
@@ -121,7 +121,7 @@ def test_folder_expands_to_its_pdfs_only(library: Library, tmp_path: Path) -> No
 def test_keyword_search_works_before_embedding_then_embed_pending(
     library: Library, tmp_path: Path
 ) -> None:
-    [r] = library.ingest([pf.make_manual_pdf(tmp_path / "m.pdf")], embed=False)
+    [r] = library.ingest([pf.make_manual_pdf(tmp_path / "m.pdf")], embed=False).results
     assert library.get_document(r.doc_id).status == "indexed"
     assert library.store.count_vectors() == 0
     hits, timings = library.search("thermocouple type K")
@@ -136,8 +136,8 @@ def test_keyword_search_works_before_embedding_then_embed_pending(
 
 
 def test_search_finds_fact_pages_and_filters_by_document(library: Library, tmp_path: Path) -> None:
-    [m] = library.ingest([pf.make_manual_pdf(tmp_path / "m.pdf")])
-    [t] = library.ingest([pf.make_two_column_pdf(tmp_path / "t.pdf")])
+    [m] = library.ingest([pf.make_manual_pdf(tmp_path / "m.pdf")]).results
+    [t] = library.ingest([pf.make_two_column_pdf(tmp_path / "t.pdf")]).results
     fact = pf.MANUAL_FACTS["calibration"]
     hits, timings = library.search(fact.question, top_k=5)
     assert 0 < len(hits) <= 5
@@ -162,12 +162,12 @@ def test_cancel_between_files_leaves_a_consistent_library(library: Library, tmp_
         if p.stage == "file" and p.done == 1:  # the second file is about to start
             cancel.cancel()
 
-    results = library.ingest(pdfs, on_progress=on_progress, cancel=cancel)
+    results = library.ingest(pdfs, on_progress=on_progress, cancel=cancel).results
     assert [r.status for r in results] == ["added"]
     assert_consistent(library)
     # Nothing was embedded after the cancel; the added document is keyword-searchable.
     assert library.get_document(results[0].doc_id).status == "indexed"
-    rerun = library.ingest(pdfs)
+    rerun = library.ingest(pdfs).results
     assert [r.status for r in rerun] == ["unchanged", "added", "added"]
     assert all(d.status == "ready" for d in library.documents())
     assert_consistent(library)
@@ -177,7 +177,7 @@ def test_cancel_during_embedding_keeps_partial_work_and_resumes(
     library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(library_mod, "EMBED_BATCH", 3)
-    [r] = library.ingest([pf.make_manual_pdf(tmp_path / "m.pdf")], embed=False)
+    [r] = library.ingest([pf.make_manual_pdf(tmp_path / "m.pdf")], embed=False).results
     assert r.chunks > 6
     cancel = CancelToken()
 
@@ -198,7 +198,7 @@ def test_cancel_during_embedding_keeps_partial_work_and_resumes(
 
 
 def test_search_from_another_thread_during_ingest(library: Library, tmp_path: Path) -> None:
-    [first] = library.ingest([pf.make_manual_pdf(tmp_path / "a.pdf")])
+    [first] = library.ingest([pf.make_manual_pdf(tmp_path / "a.pdf")]).results
     more = [pf.make_two_column_pdf(tmp_path / "b.pdf"), pf.make_no_outline_pdf(tmp_path / "c.pdf")]
     errors_seen: list[BaseException] = []
     found: list[int] = []
@@ -216,7 +216,7 @@ def test_search_from_another_thread_during_ingest(library: Library, tmp_path: Pa
     t = threading.Thread(target=searcher)
     t.start()
     try:
-        results = library.ingest(more)
+        results = library.ingest(more).results
     finally:
         stop.set()
         t.join(timeout=60)
@@ -262,7 +262,7 @@ def test_unreadable_file_fails_with_permission_message(
                 os.setegid(0)
 
         with as_unprivileged():
-            results = lib.ingest([locked, good], embed=False)
+            results = lib.ingest([locked, good], embed=False).results
         assert [r.status for r in results] == ["failed", "added"]
         assert results[0].error_code == errors.PermissionDeniedError.code
         assert "locked.pdf" in (results[0].error or "")
@@ -298,7 +298,7 @@ def test_ingest_and_search_make_no_network_connection(
     from app.core.config import Settings
 
     lib = Library(Settings(library=tmp_path / "offline-lib"))  # loads its own embedder
-    [r] = lib.ingest([pf.make_manual_pdf(tmp_path / "m.pdf")])
+    [r] = lib.ingest([pf.make_manual_pdf(tmp_path / "m.pdf")]).results
     assert r.status == "added" and lib.get_document(r.doc_id).status == "ready"
     hits, _ = lib.search(pf.MANUAL_FACTS["filter"].question)
     assert any(pf.MANUAL_FACTS["filter"].answer in h.text for h in hits)

@@ -47,6 +47,7 @@ def test_bundle_ingests_answers_with_valid_citations_and_opens_window(tmp_path: 
         "search",
         "ask",
         "gui-smoke",
+        "gui-import",
         "ocr-ingest",
         "ocr-search",
     ]
@@ -84,6 +85,22 @@ def test_citation_check_accepts_a_quote_from_its_source() -> None:
 def test_citation_check_rejects_unproven_answers(answer: dict[str, object]) -> None:
     with pytest.raises(package_test.PackageTestError):
         package_test.check_citations(answer)
+
+
+@pytest.mark.unit
+def test_gui_import_check_needs_a_child_process_in_the_log(tmp_path: Path) -> None:
+    shown = {"shown": True, "results": [{"file": "a.pdf", "status": "added"}]}
+    log = tmp_path / "footnote.log"
+    log.write_text("x INFO MainThread app.ui.session: something else\n")
+    with pytest.raises(package_test.PackageTestError, match="child import process"):
+        package_test.check_gui_import(shown, log)
+    log.write_text(
+        "x INFO Dummy-1 app.services.ingest_process: import process 4242 started for 1 path(s)\n"
+        "x INFO MainThread app.services.ingest_process: import process 4242 running (1 path(s))\n"
+    )
+    assert package_test.check_gui_import(shown, log) == "added through import process 4242"
+    with pytest.raises(package_test.PackageTestError, match="unexpected result"):
+        package_test.check_gui_import({"shown": True, "results": []}, log)
 
 
 @pytest.mark.unit

@@ -357,3 +357,23 @@ def test_crash_right_after_an_update_commit_keeps_the_new_version(
     assert [c.text for c in reopened.chunks_of("c" * 16)] == ["new words"]
     assert reopened.count_chunks() == 1
     assert reopened.text_search("old", 5) == []
+
+
+def test_sql_literals_are_quoted_in_one_place(store: Store) -> None:
+    from app.store import sql
+
+    assert sql.literal("O'Brien.pdf") == "'O''Brien.pdf'"
+    assert sql.is_in("doc_id", ["a", "b'c"]) == "doc_id IN ('a', 'b''c')"
+    tricky = "/papers/O'Brien' OR '1'='1.pdf"
+    store.add_document(make_doc("q" * 16, tricky, ["quoted path text"]))
+    assert [d.doc_id for d in store.find_by_path(tricky)] == ["q" * 16]
+    assert store.find_by_path("/papers/O") == []
+
+
+def test_delete_orphans_takes_the_writer_lock(tmp_path: Path) -> None:
+    store = Store(tmp_path / "lib")
+    store.lock = WriterLock(store.path, timeout_s=0.3)
+    other = WriterLock(store.path)  # another writer (its own file descriptor)
+    with other.hold(), pytest.raises(StoreError, match="writing to the library"):
+        store.delete_orphans(["x" * 16])
+    store.delete_orphans(["x" * 16])  # free again

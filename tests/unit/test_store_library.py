@@ -29,7 +29,7 @@ def lib(tmp_path: Path) -> Library:
 def test_statuses_progress_and_remove(lib: Library, tmp_path: Path) -> None:
     pdf = pf.make_manual_pdf(tmp_path / "m.pdf")
     events: list[Progress] = []
-    [r] = lib.ingest([pdf], on_progress=events.append)
+    [r] = lib.ingest([pdf], on_progress=events.append).results
     assert r.status == "added" and r.pages == 5 and r.chunks > 0
     stages = [e.stage for e in events]
     assert stages[0] == "file" and "parse" in stages and "index" in stages and "embed" in stages
@@ -38,11 +38,11 @@ def test_statuses_progress_and_remove(lib: Library, tmp_path: Path) -> None:
     assert lib.get_document(r.doc_id).status == "ready"
     assert lib.store.count_vectors() == r.chunks
 
-    [again] = lib.ingest([pdf])
+    [again] = lib.ingest([pdf]).results
     assert again.status == "unchanged" and again.doc_id == r.doc_id and again.chunks == r.chunks
 
     pf.make_manual_pdf(pdf, title="Second edition")
-    [u] = lib.ingest([pdf])
+    [u] = lib.ingest([pdf]).results
     assert u.status == "updated" and u.doc_id != r.doc_id
     assert [d.doc_id for d in lib.documents()] == [u.doc_id]
     assert lib.store.count_vectors() == u.chunks == lib.store.count_chunks()
@@ -54,7 +54,7 @@ def test_failures_are_per_file(lib: Library, tmp_path: Path) -> None:
     good = pf.make_manual_pdf(tmp_path / "good.pdf")
     corrupt = pf.make_corrupt_pdf(tmp_path / "bad.pdf")
     empty = pf.make_empty_file(tmp_path / "empty.pdf")
-    results = lib.ingest([corrupt, good, empty, tmp_path / "missing.pdf"], embed=False)
+    results = lib.ingest([corrupt, good, empty, tmp_path / "missing.pdf"], embed=False).results
     assert [r.status for r in results] == ["failed", "added", "failed", "failed"]
     assert [r.error_code for r in results] == [
         errors.CorruptPdfError.code,
@@ -81,7 +81,7 @@ def test_unexpected_exception_fails_only_that_file(
     monkeypatch.setattr(lib.settings, "isolate_parsing", False)  # the patch is in this process
     boom = pf.make_two_column_pdf(tmp_path / "boom.pdf")
     good = pf.make_manual_pdf(tmp_path / "good.pdf")
-    r1, r2 = lib.ingest([boom, good], embed=False)
+    r1, r2 = lib.ingest([boom, good], embed=False).results
     assert (r1.status, r1.error_code) == ("failed", "internal_error")
     assert "boom.pdf" in (r1.error or "") and "parser exploded" in (r1.error or "")
     assert r2.status == "added"
@@ -91,7 +91,7 @@ def test_cancel_mid_embedding_then_resume(
     lib: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(library_mod, "EMBED_BATCH", 2)
-    [r] = lib.ingest([pf.make_manual_pdf(tmp_path / "m.pdf")], embed=False)
+    [r] = lib.ingest([pf.make_manual_pdf(tmp_path / "m.pdf")], embed=False).results
     cancel = CancelToken()
 
     def stop_after_4(p: Progress) -> None:
@@ -118,7 +118,7 @@ def test_cancel_during_ingest_returns_processed_files(lib: Library, tmp_path: Pa
         if p.stage == "parse" and p.file and p.file.endswith("b.pdf"):
             cancel.cancel()  # cancelled while parsing the second file
 
-    results = lib.ingest([a, b], on_progress=on_progress, cancel=cancel)
+    results = lib.ingest([a, b], on_progress=on_progress, cancel=cancel).results
     assert [Path(r.file).name for r in results] == ["a.pdf"]
     assert len(lib.documents()) == 1 and lib.documents()[0].status == "indexed"
 
@@ -126,7 +126,7 @@ def test_cancel_during_ingest_returns_processed_files(lib: Library, tmp_path: Pa
 def test_new_embedder_reembeds_everything(tmp_path: Path) -> None:
     settings = Settings(library=tmp_path / "lib")
     first = Library(settings, embedder=HashEmbedder("hash-64", 64))
-    [r] = first.ingest([pf.make_manual_pdf(tmp_path / "m.pdf")])
+    [r] = first.ingest([pf.make_manual_pdf(tmp_path / "m.pdf")]).results
     second = Library(settings, embedder=HashEmbedder("hash-32", 32))
     assert second.embed_pending() == r.chunks
     assert second.store.meta.embedder == "hash-32"
@@ -136,14 +136,14 @@ def test_new_embedder_reembeds_everything(tmp_path: Path) -> None:
 
 def test_moved_file_is_unchanged_and_its_new_path_recorded(lib: Library, tmp_path: Path) -> None:
     old = pf.make_manual_pdf(tmp_path / "old.pdf")
-    [r] = lib.ingest([old])
+    [r] = lib.ingest([old]).results
     copy = pf.make_manual_pdf(tmp_path / "copy.pdf")
-    [c] = lib.ingest([copy])  # same content, original still there: keep the original path
+    [c] = lib.ingest([copy]).results  # same content, original still there: keep the original path
     assert c.status == "unchanged" and lib.get_document(r.doc_id).file == str(old.resolve())
     moved = tmp_path / "sub" / "moved.pdf"
     moved.parent.mkdir()
     old.rename(moved)
-    [m] = lib.ingest([moved])
+    [m] = lib.ingest([moved]).results
     assert (m.status, m.doc_id) == ("unchanged", r.doc_id)
     assert lib.get_document(r.doc_id).file == str(moved.resolve())
     assert lib.store.count_chunks() == r.chunks
