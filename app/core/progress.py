@@ -23,6 +23,7 @@ class Stage(StrEnum):
 
     FILE = "file"  # ingest: file ``done`` of ``total`` is starting (done == total: all done)
     PARSE = "parse"  # ingest: pages of one file read
+    OCR = "ocr"  # ingest: scanned pages of one file read by OCR
     INDEX = "index"  # ingest: one file's chunks written with their keyword index
     INDEXED = "indexed"  # ingest: first phase over, every file keyword-searchable
     EMBED = "embed"  # ingest: chunks embedded (of one file, or of everything pending)

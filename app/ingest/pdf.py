@@ -39,7 +39,7 @@ from app.core.errors import (
     TooLargeError,
 )
 from app.core.models import Document, ParsedDocument
-from app.core.progress import CancelToken, Progress, ProgressCallback
+from app.core.progress import CancelToken, Progress, ProgressCallback, Stage
 
 from ._mupdf import MUPDF_LOCK, pymupdf
 from .chunker import ChunkParams, chunk_segments, segments
@@ -324,7 +324,7 @@ def _parse(run: _Run, doc: pymupdf.Document, on_partial: PartialCallback | None)
         run.pages.append(lines)
         run.heights.append(height)
         if run.on_progress is not None and ((pno + 1) % every == 0 or pno + 1 == total):
-            run.on_progress(Progress(stage="parse", done=pno + 1, total=total, file=str(path)))
+            run.on_progress(Progress(stage=Stage.PARSE, done=pno + 1, total=total, file=str(path)))
     run.check()
     ocr_done: list[int] = []
     if scanned and run.ocr.enabled and not repaired:
@@ -414,7 +414,7 @@ def _ocr_pages(
     t0 = last = time.perf_counter()
     progress = run.on_progress
     if progress is not None:
-        progress(Progress(stage="ocr", done=0, total=len(todo), file=str(run.path)))
+        progress(Progress(stage=Stage.OCR, done=0, total=len(todo), file=str(run.path)))
     workers = workers_for(len(todo))
     with contextlib.ExitStack() as stack:
         if workers > 1 and run.data is not None:  # big files: OCR here, not copied N times
@@ -430,7 +430,7 @@ def _ocr_pages(
             else:  # nothing readable: a garbage text layer is not kept either
                 run.pages[pno] = []
             if progress is not None:
-                progress(Progress(stage="ocr", done=i + 1, total=len(todo), file=str(run.path)))
+                progress(Progress(stage=Stage.OCR, done=i + 1, total=len(todo), file=str(run.path)))
             now = time.perf_counter()
             if on_partial and done and i + 1 < len(todo) and now - last >= _partial_every():
                 last = now

@@ -26,7 +26,14 @@ from typing import Literal
 from app.core.config import Settings
 from app.core.errors import GenerationError
 from app.core.models import Answer
-from app.core.progress import CancelToken, Progress, ProgressCallback, TokenCallback, no_progress
+from app.core.progress import (
+    CancelToken,
+    Progress,
+    ProgressCallback,
+    Stage,
+    TokenCallback,
+    no_progress,
+)
 from app.core.protocols import AskLibrary, ChatModel
 from app.core.timing import ms_since
 from app.generation import chat_model_from_settings, local_chat_model
@@ -162,11 +169,11 @@ class AskService:
 
     def _respond(self, run: AskRun, model: ChatModel, bundle: PromptBundle) -> Answer:
         """Generate → check → repair once if the citations failed → fall back if still unusable."""
-        run.progress(Progress("load_model", 0, 1, message=f"Loading {model.name}"))
+        run.progress(Progress(Stage.LOAD_MODEL, 0, 1, message=f"Loading {model.name}"))
         _cache_prefix(model, bundle.messages[0])
-        run.progress(Progress("load_model", 1, 1))
+        run.progress(Progress(Stage.LOAD_MODEL, 1, 1))
 
-        run.progress(Progress("generate", 0, 1, message="Writing the answer"))
+        run.progress(Progress(Stage.GENERATE, 0, 1, message="Writing the answer"))
         attempt = self._generate(run, model, bundle, bundle.messages, stream=True)
         if attempt.refused:
             return run.refusal(REFUSAL_TEXT)
@@ -183,7 +190,7 @@ class AskService:
         assert attempt.checked is not None  # usable
         if steps.strays(run, bundle, attempt.checked):
             return steps.extractive(run, bundle, attempt.checked)
-        run.progress(Progress("generate", 1, 1))
+        run.progress(Progress(Stage.GENERATE, 1, 1))
         return run.generated(attempt.checked)
 
     def _repair(

@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 
 from app.core.errors import GenerationError
 from app.core.models import Answer, Chunk, RawAnswer, Source
-from app.core.progress import CancelToken, Progress, ProgressCallback, TokenCallback, no_progress
+from app.core.progress import (
+    CancelToken,
+    Progress,
+    ProgressCallback,
+    Stage,
+    TokenCallback,
+    no_progress,
+)
 from app.core.protocols import AskLibrary, ChatModel, GenerationResult
 from app.core.timing import ms_since
 from app.generation import AnswerStreamer, build_prompt
@@ -128,10 +135,10 @@ class Attempt:
 # --- retrieve → select ---------------------------------------------------------------------
 def retrieve(run: AskRun, library: AskLibrary) -> bool:
     """Search the library; sets ``run.sources``. False when nothing matched at all."""
-    run.progress(Progress("retrieve", 0, 1, message="Searching your documents"))
+    run.progress(Progress(Stage.RETRIEVE, 0, 1, message="Searching your documents"))
     hits, rt = library.search(run.question, top_k=run.top_k, doc_ids=run.doc_ids)
     run.timings["retrieve"] = round(float(rt.get("total", 0.0)), 1)
-    run.progress(Progress("retrieve", 1, 1))
+    run.progress(Progress(Stage.RETRIEVE, 1, 1))
     if not hits:
         return False
     run.cancel.raise_if_cancelled()

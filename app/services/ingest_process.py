@@ -93,12 +93,12 @@ def ingest_in_child(
 def _next_message(q: Any, proc: Any) -> tuple[str, Any]:
     while True:
         try:
-            return q.get(timeout=POLL_S)  # type: ignore[no-any-return]
+            return q.get(timeout=POLL_S)
         except queue.Empty:
             if proc.is_alive():
                 continue
         try:  # the last message may have landed just before exit
-            return q.get(timeout=0.5)  # type: ignore[no-any-return]
+            return q.get(timeout=0.5)
         except queue.Empty:
             raise ImportProcessError(
                 f"The import process stopped unexpectedly (exit code {proc.exitcode})."
@@ -130,6 +130,6 @@ def _child(settings_json: str, paths: list[str], embed: bool, q: Any, stop: Any)
         q.put(("done", outcome.model_dump(mode="json")))
     except FootnoteError as exc:
         q.put(("error", exc))
-    except BaseException as exc:  # noqa: BLE001 - reported to the parent, never silent
+    except BaseException as exc:  # reported to the parent, never silent (logged)
         logger.exception("import process failed")
         q.put(("error", ImportProcessError(f"The import failed: {type(exc).__name__}: {exc}")))

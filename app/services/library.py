@@ -157,7 +157,7 @@ class Library:
             outcome.cancelled = True
         except FootnoteError as exc:
             outcome.embed_error = exc.user_text()
-        except Exception as exc:  # noqa: BLE001 - documents stay keyword-searchable
+        except Exception as exc:  # documents stay keyword-searchable (logged)
             logger.exception("embedding failed")
             outcome.embed_error = f"{type(exc).__name__}: {exc}"
         outcome.embed_ms = (time.perf_counter() - t1) * 1000

@@ -21,7 +21,7 @@ from app.services import library as library_mod
 from app.services.ingest_process import ingest_in_child
 from app.services.library import Library
 from tests import pdf_factory as pf
-from tests.unit.test_store_library import HashEmbedder
+from tests.fakes import HashEmbedder
 
 pytestmark = pytest.mark.unit
 
