@@ -133,3 +133,9 @@ def _child(settings_json: str, paths: list[str], embed: bool, q: Any, stop: Any)
     except BaseException as exc:  # reported to the parent, never silent (logged)
         logger.exception("import process failed")
         q.put(("error", ImportProcessError(f"The import failed: {type(exc).__name__}: {exc}")))
+    # Leave without interpreter teardown, as app.launch.entry does: LanceDB's runtime threads
+    # can hang or crash there, and everything is committed and sent by now.
+    q.close()
+    q.join_thread()
+    logging.shutdown()
+    os._exit(0)
