@@ -45,6 +45,7 @@ def test_smoke_import_goes_through_the_import_process(tmp_path: Path) -> None:
     spec = importlib.util.spec_from_file_location("pkg_test", root / "packaging/package_test.py")
     assert spec and spec.loader
     package_test = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = package_test  # its dataclasses look their module up
     spec.loader.exec_module(package_test)
 
     logs = tmp_path / "logs"
