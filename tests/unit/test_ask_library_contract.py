@@ -86,6 +86,6 @@ class TestFakeLibrary(AskLibraryContract):
 class TestRealLibrary(AskLibraryContract):
     def make_library(self, tmp_path: Path) -> Library:
         lib = Library(Settings(library=tmp_path / "lib"), embedder=HashEmbedder())
-        [result] = lib.ingest([pf.make_manual_pdf(tmp_path / "manual.pdf")])
+        [result] = lib.ingest([pf.make_manual_pdf(tmp_path / "manual.pdf")]).results
         assert result.status == "added"
         return lib
