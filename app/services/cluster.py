@@ -28,7 +28,7 @@ import numpy as np
 
 from app.core.errors import Cancelled, FootnoteError, IngestError
 from app.core.models import IngestResult, ParsedDocument
-from app.core.progress import CancelToken, Progress, ProgressCallback, no_progress
+from app.core.progress import CancelToken, Progress, ProgressCallback, Stage, no_progress
 
 logger = logging.getLogger(__name__)
 
@@ -197,7 +197,7 @@ class RayIngest:
                 finally:
                     if started:
                         ray.shutdown()
-            progress(Progress("file", len(results), len(files)))
+            progress(Progress(Stage.FILE, len(results), len(files)))
             if any(r.status in ("added", "updated") for r in results.values()):
                 store.optimize()
         return [results[i] for i in sorted(results)]
@@ -273,7 +273,7 @@ class RayIngest:
                         worker_seconds += prepared.seconds
                         pages += results[i].pages if results[i].status != "failed" else 0
                     idle.append(actor)
-                    progress(Progress("file", len(results), len(files), file=str(files[i])))
+                    progress(Progress(Stage.FILE, len(results), len(files), file=str(files[i])))
         except Cancelled:
             logger.info("ray ingest cancelled with %d files in flight", len(in_flight))
             for ref in in_flight:

@@ -31,9 +31,14 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-from app.core.errors import FootnoteError
-from app.core.location import is_remote
-from app.core.models import Answer, Document, IngestOutcome
+def desktop_settings(settings: Settings) -> Settings:
+    """Desktops open a team library (on object storage) read-only unless told otherwise
+    (FOOTNOTE_READ_ONLY=false); the CLI or a cluster job is its writer."""
+    if settings.read_only is not None:
+        return settings
+    return settings.model_copy(update={"read_only": is_remote(settings.library)})
+
+
 class Session(QObject):
     """Services plus the background machinery to call them without freezing the window."""
 
