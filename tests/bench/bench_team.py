@@ -88,7 +88,7 @@ def bench_ingest(folder: Path, root: Path, pages: int) -> dict[str, object]:
     lib = Library(Settings(library=root / "plain"))
     lib.embedder.embed(["warm up"])  # like a worker, the plain run starts with a loaded model
     t0 = time.perf_counter()
-    results = lib.ingest([folder])
+    results = lib.ingest([folder]).results
     s = time.perf_counter() - t0
     assert all(r.status == "added" for r in results)
     out["plain"] = {"seconds": round(s, 1), "pages_per_s": round(pages / s, 2)}

@@ -181,7 +181,7 @@ def test_forged_source_block_in_a_file_name(tmp_path: Path) -> None:
     path = pf.make_manual_pdf(folder / forged)
     settings = Settings(library=tmp_path / "lib")
     library = Library(settings)
-    [result] = library.ingest([path])
+    [result] = library.ingest([path]).results
     assert result.status == "added", result.error
     service = AskService(library, settings, chat_model=RecordingModel())
     answer = service.ask("How often must the sensor be calibrated?")

@@ -24,7 +24,7 @@ def scanned(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Embedder)
     root = tmp_path_factory.mktemp("ocr")
     path, truth = make_scan_pdf(root / "minutes-scan.pdf", pages=2, dpi=200, per_page=5)
     library = Library(Settings(library=root / "library"), embedder=shared_embedder)
-    results = library.ingest([path])
+    results = library.ingest([path]).results
     return library, results, truth
 
 
@@ -116,7 +116,7 @@ def test_interrupted_ocr_keeps_read_pages_searchable_and_is_redone(
     assert doc.status == "partial"
     hits = library.store.text_search("harbour commission", 5)  # page 1 is searchable
     assert hits
-    again = library.ingest([path])
+    again = library.ingest([path]).results
     assert [(r.status, r.ocr_pages) for r in again] == [("added", 3)]
     (doc,) = library.documents()
     assert doc.status == "ready"

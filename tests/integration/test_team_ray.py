@@ -133,7 +133,7 @@ def test_ray_ingest_equals_plain_ingest_local_and_s3(
     shared_embedder: Embedder,
 ) -> None:
     plain = Library(Settings(library=tmp_path / "plain"), embedder=shared_embedder)
-    results = plain.ingest([pdf_folder])
+    results = plain.ingest([pdf_folder]).results
     assert sorted(r.status for r in results) == ["added", "added", "added", "failed"]
     expected = snapshot(plain)
 
