@@ -137,7 +137,8 @@ class Library:
         Failures are reported, not raised: a bad file in its result (the others go on), a
         failed embedding in ``embed_error`` (the documents stay keyword-searchable). On
         cancellation the files not yet started are left out, everything written stays
-        usable, and the next run finishes the rest.
+        usable, and the next run finishes the rest. A library that cannot be opened raises
+        StoreError.
         """
         progress = on_progress or no_progress
         t0 = time.perf_counter()

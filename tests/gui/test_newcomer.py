@@ -495,3 +495,39 @@ def test_qt_calls_do_not_eat_references_to_none(qtbot) -> None:
         label.setText(str(i % 7))
         QApplication.processEvents()
     assert sys.getrefcount(None) > before - 100
+
+
+def test_import_rows_count_each_files_own_pages_and_passages(window, qtbot, gui_pdfs) -> None:
+    """Issue 12: rows showed batch totals ("Embedding 67/331" with 331 for all files)."""
+    import re
+
+    seen: dict[str, set[str]] = {}
+    original = window.imports.on_progress
+
+    def spy(p) -> None:
+        original(p)
+        for key, row in window.imports.rows.items():
+            seen.setdefault(Path(key).name, set()).add(row.state.text())
+
+    window.imports.on_progress = spy  # type: ignore[method-assign]
+    drop_files(window, [gui_pdfs["manual"], gui_pdfs["large"]])
+    wait_ingested(qtbot, window)
+    qtbot.waitUntil(
+        lambda: (
+            all(d.status == "ready" for d in window.library.documents)
+            and len(window.library.documents) == 2
+        ),
+        timeout=600_000,
+    )
+    docs = {Path(d.file).name: d for d in window.library.documents}
+    for name, texts in seen.items():
+        doc = docs[name]
+        for text in texts:
+            m = re.match(r"(Reading pages|Embedding)\D*(\d+)/(\d+)", text)
+            if not m:
+                continue
+            stage, done, total = m.group(1), int(m.group(2)), int(m.group(3))
+            own = doc.pages if stage == "Reading pages" else doc.chunks
+            assert total == own and done <= total, (name, text, own)
+    top = window.imports.overall
+    assert top.value() == top.maximum(), "the overall bar ends full"

@@ -126,16 +126,13 @@ def test_cancel_in_embed_phase_then_an_empty_run_finishes(
     assert lib.documents()[0].status == "ready"
 
 
-def test_unusable_library_is_reported_not_raised(tmp_path: Path) -> None:
+def test_a_library_that_cannot_be_opened_raises(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the library folder should be")
     pdf = pf.make_manual_pdf(tmp_path / "m.pdf")
     lib = Library(Settings(library=blocker / "lib"), embedder=HashEmbedder())
-    outcome = lib.ingest([pdf])
-    [r] = outcome.results
-    assert (r.status, r.error_code) == ("failed", StoreError.code)
-    assert r.error and "Cannot create the library folder" in r.error
-    assert outcome.embed_error and "Cannot create the library folder" in outcome.embed_error
+    with pytest.raises(StoreError, match="Cannot create the library folder"):
+        lib.ingest([pdf])
 
 
 def test_child_process_runs_the_same_use_case(tmp_path: Path, two_pdfs: list[Path]) -> None:
