@@ -49,7 +49,7 @@ def kinds(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Embedder) -
     pdfs = [p for p in generate(corpus) if p.name in (paper.FILE, report.FILE, book.FILE)]
     pdfs.append(_column_wise_table(corpus / "layout.pdf"))
     library = Library(Settings(library=root / "lib"), embedder=shared_embedder)
-    results = library.ingest(pdfs)
+    results = library.ingest(pdfs).results
     assert all(r.status == "added" for r in results), results
     return library, {Path(r.file).name: r.doc_id for r in results}
 
