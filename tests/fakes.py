@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -210,6 +210,11 @@ class FakeLibrary:
 
     def chunks(self, ids: Sequence[str]) -> list[Chunk]:
         return [self.chunks_by_id[i] for i in ids if i in self.chunks_by_id]
+
+    def term_counts(self, words: Iterable[str]) -> tuple[dict[str, int], int]:
+        """Chunks containing each word (as a substring: a crude stemmer), and all chunks."""
+        texts = [c.text.lower() for c in self.chunks_by_id.values()]
+        return {w: sum(w.lower() in t for t in texts) for w in words}, len(texts)
 
     def documents(self) -> list[Document]:
         if not self.chunks_by_id:

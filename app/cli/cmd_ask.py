@@ -120,6 +120,27 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     return answer.model_dump(mode="json")
 
 
+def _write_support(out: Any, answer: Answer) -> None:
+    """What the support check found, and a refusal's closest passages to check by hand."""
+    support = answer.validation.support
+    if support is None:
+        return
+    line = f"Support {support.score:.2f}"
+    if support.covered:
+        line += ": covers " + ", ".join(support.covered)
+    if support.missing:
+        line += "; missing " + ", ".join(support.missing)
+    out.write(line + "\n")
+    for reason in support.reasons:
+        if reason not in answer.validation.flags:
+            out.write(f"  ! {safe_line(reason)}\n")
+    if support.closest:
+        out.write("\nClosest passages:\n")
+    for c in support.closest:
+        section = f", {c.section}" if c.section else ""
+        out.write(safe_line(f'  {Path(c.file).name}, p. {c.page}{section}: "{c.quote}"') + "\n")
+
+
 def _ask_interactive(
     service: AskService, question: str, args: argparse.Namespace, cancel: CancelToken
 ) -> int:
@@ -164,5 +185,6 @@ def _ask_interactive(
     out.write(line + "\n")
     for flag in v.flags:
         out.write(f"  ! {safe_line(flag)}\n")
+    _write_support(out, answer)
     out.flush()
     return common.EXIT_OK

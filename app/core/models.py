@@ -169,6 +169,36 @@ class DroppedCitation(BaseModel):
     detail: str = ""
 
 
+class Support(BaseModel):
+    """Whether the cited evidence answers the question, not just whether the quotes are real."""
+
+    score: float = Field(description="0..1: how well the evidence covers the question.")
+    covered: list[str] = Field(
+        default_factory=list, description="Key concepts of the question found in the evidence."
+    )
+    missing: list[str] = Field(
+        default_factory=list, description="Key concepts of the question the evidence lacks."
+    )
+    absent: list[str] = Field(
+        default_factory=list,
+        description="Key concepts that occur nowhere in the library (refused before generation).",
+    )
+    answer_type: str = Field(
+        default="other",
+        description="What the question asks for: number, year, name, command, place, yes/no, other.",
+    )
+    similarity: float | None = Field(
+        default=None, description="Best cosine similarity of the question to a cited passage."
+    )
+    reasons: list[str] = Field(
+        default_factory=list, description="Why the score is what it is, in words for a person."
+    )
+    closest: list[Citation] = Field(
+        default_factory=list,
+        description="For a refusal: the passages closest to the question, to check by hand.",
+    )
+
+
 class Validation(BaseModel):
     status: ValidationStatus
     dropped: list[DroppedCitation] = Field(default_factory=list)
@@ -176,6 +206,9 @@ class Validation(BaseModel):
     flags: list[str] = Field(
         default_factory=list,
         description="Human-readable warnings: uncited or unsupported sentences.",
+    )
+    support: Support | None = Field(
+        default=None, description="Does the evidence answer the question (app/validation/support.py)."
     )
 
 

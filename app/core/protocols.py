@@ -6,7 +6,7 @@ probe with ``isinstance`` / ``getattr``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
@@ -122,3 +122,8 @@ class AskLibrary(Protocol):
     def documents(self) -> list[Document]: ...
 
     def chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]: ...
+
+    def term_counts(self, words: Iterable[str]) -> tuple[dict[str, int], int]:
+        """How many chunks of the whole library contain each word (full-text index), and
+        how many chunks there are: a question's concepts are weighed by rarity."""
+        ...

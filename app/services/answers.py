@@ -90,10 +90,12 @@ def extractive_answer(
     *,
     retried: bool,
 ) -> Answer:
-    """The validated extractive answer; YELLOW at best, flagged as not the model's words."""
+    """The validated extractive answer, flagged as not the model's words. Its status is the
+    validator's: the verdict (app/services/verdict.py) decides whether the quoted evidence
+    answers the question (GREEN) or only in part (YELLOW)."""
     flags = [EXTRACTIVE_FLAG, *result.validation.flags]
     dropped = (checked.validation.dropped if checked else []) + result.validation.dropped
-    status = "YELLOW" if result.validation.status == "GREEN" else result.validation.status
+    status = result.validation.status
     return Answer(
         question=question,
         mode="answer",

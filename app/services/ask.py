@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -39,6 +40,7 @@ from app.core.timing import ms_since
 from app.generation import chat_model_from_settings, local_chat_model
 from app.generation.prompt import PromptBundle, Similarity, system_prompt
 from app.services import ask_steps as steps
+from app.services import verdict
 from app.services.answers import (
     EMPTY_LIBRARY_TEXT,
     EMPTY_QUESTION_TEXT,
@@ -146,13 +148,22 @@ class AskService:
         return self._finish(run, self._answer(run))
 
     def _answer(self, run: AskRun) -> Answer:
-        """Retrieve → select → (gate) → respond; the first step with nothing to go on refuses."""
+        """Retrieve → concepts → select → (gate) → respond → verdict; the first step with
+        nothing to go on refuses, and says why."""
         if not run.question:
             return run.refusal(EMPTY_QUESTION_TEXT)
         if not steps.retrieve(run, self.library):
             return run.refusal(NO_HITS_TEXT if self.library.documents() else EMPTY_LIBRARY_TEXT)
         model = self.model
         run.model_name = model.name
+        concepts = self._concepts(run)
+        if concepts.absent:  # a key concept is nowhere in the library: no generation at all
+            logger.info(
+                "refusing: %s occur nowhere in the library", [c.text for c in concepts.absent]
+            )
+            refused = verdict.absent_refusal(run.question, concepts, run.pairs)
+            refused.model = model.name
+            return refused
         ranked = self.ranked_evidence(model)
         bundle = steps.select(
             run,
@@ -163,9 +174,44 @@ class AskService:
         if bundle is None:
             return run.refusal(NO_HITS_TEXT)
         if ranked and not steps.relevant_enough(bundle):
-            return run.refusal(REFUSAL_TEXT)
-        with self._gen_lock:
-            return self._respond(run, model, bundle)
+            answer = run.refusal(REFUSAL_TEXT)
+        else:
+            with self._gen_lock:
+                answer = self._respond(run, model, bundle)
+        return self._judge(run, answer, bundle, concepts)
+
+    # --- verdict -------------------------------------------------------------------------------
+    def _embed(self) -> verdict.Embed | None:
+        embedder = self.library.embedder
+        if embedder is None:
+            return None
+        return lambda texts: embedder.embed(texts)
+
+    def _concepts(self, run: AskRun) -> verdict.Concepts:
+        """The question's key concepts, weighted by their rarity in the library."""
+        concepts = verdict.question_concepts(
+            run.question, self.library.term_counts, run.pairs, embed=self._embed()
+        )
+        run.timings["concepts"] = round(concepts.ms, 1)
+        return concepts
+
+    def _judge(
+        self, run: AskRun, answer: Answer, bundle: PromptBundle, concepts: verdict.Concepts
+    ) -> Answer:
+        """GREEN only when the evidence covers the question; else YELLOW or a refusal."""
+        t0 = time.perf_counter()
+        known = {
+            x.text: x.similarity
+            for xs in bundle.source_sentences.values()
+            for x in xs
+            if x.similarity is not None
+        }
+        result = verdict.check(
+            run.question, answer, concepts=concepts, known_similarity=known, embed=self._embed()
+        )
+        judged = verdict.apply(answer, result, run.pairs)
+        run.timings["support"] = round(ms_since(t0), 2)
+        return judged
 
     def _respond(self, run: AskRun, model: ChatModel, bundle: PromptBundle) -> Answer:
         """Generate → check → repair once if the citations failed → fall back if still unusable."""
@@ -190,6 +236,13 @@ class AskService:
         assert attempt.checked is not None  # usable
         if steps.strays(run, bundle, attempt.checked):
             return steps.extractive(run, bundle, attempt.checked)
+        checked = attempt.checked
+        nonsense = verdict.adds_nothing(
+            run.question, checked.answer, [c.quote for c in checked.citations]
+        )
+        if nonsense:  # show the evidence rather than a sentence that misleads
+            logger.info("the model's answer %s; extractive fallback", nonsense)
+            return steps.extractive(run, bundle, checked)
         run.progress(Progress(Stage.GENERATE, 1, 1))
         return run.generated(attempt.checked)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -348,6 +348,13 @@ class Library:
 
     def chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         return self.store.get_chunks(chunk_ids)
+
+    def term_counts(self, words: Iterable[str]) -> tuple[dict[str, int], int]:
+        """How many chunks of the whole library contain each word (the full-text index's
+        stemmed match, capped), and how many chunks there are: rarity and absence."""
+        from app.retrieval.terms import document_frequencies
+
+        return document_frequencies(self.store, words), self.store.count_chunks()
 
     def remove(self, doc_id: str) -> bool:
         """Remove a document, then compact (old versions would keep its bytes on disk)."""

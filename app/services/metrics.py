@@ -41,6 +41,19 @@ class AnswerMetrics:
             ["reason"],
             registry=r,
         )
+        self.support = Histogram(
+            "footnote_support_score",
+            "How well the cited evidence covers the question (0..1), per answer with a verdict.",
+            buckets=(0.1, 0.2, 0.35, 0.5, 0.7, 0.85, 1.0),
+            registry=r,
+        )
+        self.refusals = Counter(
+            "footnote_refusals",
+            "Refusals by why: a concept absent from the library, or evidence that does not "
+            "answer (support), or another reason (other).",
+            ["why"],
+            registry=r,
+        )
         self.repairs = Counter(
             "footnote_repair_retries", "Answers that needed a repair retry.", registry=r
         )
@@ -78,6 +91,8 @@ class AnswerMetrics:
             self.validations.labels(status=s)
         for k in KINDS:
             self.answers.labels(kind=k)
+        for why in ("absent", "support", "other"):
+            self.refusals.labels(why=why)
 
     def record(self, answer: Answer) -> None:
         """Count one finished answer."""
@@ -88,6 +103,11 @@ class AnswerMetrics:
             self.dropped.labels(reason=d.reason).inc()
         if answer.validation.repaired:
             self.repairs.inc()
+        support = answer.validation.support
+        if support is not None and answer.kind != "refusal":
+            self.support.observe(support.score)
+        if answer.kind == "refusal":
+            self.refusals.labels(why=refusal_why(answer)).inc()
         for key, hist in (
             ("validate", self.validation_time),
             ("retrieve", self.retrieval_time),
@@ -101,6 +121,15 @@ class AnswerMetrics:
     def render(self) -> str:
         """The metrics in the Prometheus text exposition format."""
         return generate_latest(self.registry).decode("utf-8")
+
+
+def refusal_why(answer: Answer) -> str:
+    """"absent" (a key concept is nowhere in the library), "support" (the evidence does not
+    answer) or "other" (empty library, no hits, the model declined)."""
+    support = answer.validation.support
+    if support is None:
+        return "other"
+    return "absent" if support.absent else "support"
 
 
 _lock = threading.Lock()

@@ -313,7 +313,8 @@ class AnswerCard(QFrame):
         if not by_n:
             return
         shown = render.display_numbers(answer)
-        label = QLabel("Evidence:")
+        closest = render.is_refusal(answer)  # a refusal's chips are its closest passages
+        label = QLabel("Closest passages:" if closest else "Evidence:")
         label.setObjectName("mutedLabel")
         self.chip_flow.addWidget(label)
         for n in sorted(by_n, key=lambda k: shown.get(k, k)):
@@ -321,7 +322,11 @@ class AnswerCard(QFrame):
             chip = QPushButton(f"{shown.get(n, n)}  {render.file_name(c.file)} · p. {c.page}")
             chip.setObjectName("chip")
             chip.setCursor(Qt.CursorShape.PointingHandCursor)
-            chip.setAccessibleName(render.citation_label(c, shown.get(n)))
+            chip.setAccessibleName(
+                f"Closest passage {shown.get(n, n)}: {render.file_name(c.file)}, page {c.page}"
+                if closest
+                else render.citation_label(c, shown.get(n))
+            )
             chip.setProperty("citation_n", n)
             chip.clicked.connect(lambda _=False, n=n: self._open(n))
             chip.installEventFilter(self)

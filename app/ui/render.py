@@ -38,9 +38,20 @@ def plain_tooltip(text: str) -> str:
     return "<qt>" + "<br>".join(lines) + "</qt>"
 
 
+def is_refusal(answer: Answer) -> bool:
+    return answer.kind == "refusal" or answer.mode == "refuse"
+
+
+def closest_passages(answer: Answer) -> list[Citation]:
+    """For a refusal: the passages nearest to the question (to check by hand)."""
+    support = answer.validation.support
+    return list(support.closest) if support is not None and is_refusal(answer) else []
+
+
 def citations_by_n(answer: Answer) -> dict[int, list[Citation]]:
+    """The answer's citations by source number; for a refusal, its closest passages."""
     out: dict[int, list[Citation]] = {}
-    for c in answer.citations:
+    for c in answer.citations or closest_passages(answer):
         out.setdefault(c.n, []).append(c)
     return out
 
@@ -146,23 +157,31 @@ def dropped_text(dropped: list[DroppedCitation]) -> str:
     return f"{_plural(len(dropped), 'citation')} removed: {details}."
 
 
+GREEN_TEXT = "Answered from your documents: every claim is cited and verified."
+
+
 def status_text(answer: Answer) -> tuple[str, str]:
-    """(level, plain words) for the status line. Level is GREEN, YELLOW, RED or REFUSAL."""
+    """(level, plain words) for the status line. Level is GREEN, YELLOW, RED or REFUSAL.
+
+    The words say what the status rests on: GREEN only when the cited evidence covers
+    the question; YELLOW says what is missing; a refusal says why.
+    """
     v = answer.validation
-    if answer.kind == "refusal" or answer.mode == "refuse":
-        msg = "Not answered: the selected documents do not seem to contain the answer."
-        extra = dropped_text(v.dropped)
-        return "REFUSAL", f"{msg} {extra}".strip()
-    if answer.kind == "extractive":
-        msg = (
-            "Quoted from your documents: the model's own answer could not be verified, "
-            "so these are the most relevant sentences, each cited."
-        )
-        return ("GREEN" if v.status == "GREEN" else "YELLOW"), msg
+    reasons = v.support.reasons if v.support is not None else []
+    if is_refusal(answer):
+        why = reasons[0] if reasons else answer.answer.strip()
+        msg = f"Not answered: {why}"
+        if closest_passages(answer):
+            msg += " The closest passages are listed below; open them to check."
+        return "REFUSAL", " ".join([msg, dropped_text(v.dropped)]).strip()
+    quoted = answer.kind == "extractive"
     if v.status == "GREEN":
-        msg = "All claims cited and verified against the documents."
+        msg = GREEN_TEXT
+        if quoted:
+            msg = "Answered from your documents, in their own words (quoted)."
     elif v.status == "YELLOW":
-        msg = "Some sentences have no citation; check them before relying on them."
+        why = reasons or [f for f in v.flags if not f.startswith("The model's own answer")]
+        msg = "Partly answered. " + (why[0] if why else "Check the citations before relying on it.")
     else:
         msg = "Citations could not be verified; treat this answer with caution."
     extras = [dropped_text(v.dropped)]
@@ -207,8 +226,20 @@ def answer_markdown(answer: Answer) -> str:
     lines = [f"**Q:** {answer.question}", "", body]
     if answer.kind == "extractive":
         lines += ["", "_Extractive answer: sentences quoted from the documents._"]
-    if answer.kind == "refusal" or answer.mode == "refuse":
-        lines += ["", "_Not answered from the documents._"]
+    level, words = status_text(answer)
+    if is_refusal(answer):
+        lines += ["", f"_{words}_"]
+        closest = closest_passages(answer)
+        if closest:
+            lines += ["", "Closest passages:"]
+            lines += [
+                f"- {file_name(c.file)}, page {c.page}"
+                + (f", {c.section}" if c.section else "")
+                + f": “{c.quote}”"
+                for c in closest
+            ]
+        return "\n".join(lines) + "\n"
+    lines += ["", f"_{level}: {words}_"]
     if by_n:
         lines.append("")
         for n in sorted(by_n, key=lambda k: shown.get(k, k)):

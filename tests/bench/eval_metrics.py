@@ -47,6 +47,7 @@ class Outcome:
     citations: list[dict[str, Any]] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    support: dict[str, Any] | None = None  # validation.support without its closest passages
     error: str | None = None
 
     @property
@@ -104,6 +105,8 @@ def outcome_from_answer(
     outcome.answer = answer.answer
     outcome.dropped = [d.reason for d in answer.validation.dropped]
     outcome.timings_ms = {k: float(v) for k, v in answer.timings_ms.items()}
+    if answer.validation.support is not None:
+        outcome.support = answer.validation.support.model_dump(exclude={"closest"})
     for c in answer.citations:
         on_gold = (
             outcome.answerable
@@ -117,6 +120,7 @@ def outcome_from_answer(
                 "page": c.page,
                 "match": c.match,
                 "quote": c.quote,
+                "section": c.section,
                 "on_gold_page": bool(on_gold),
                 "verbatim": quote_verbatim(c, chunk_texts.get(c.chunk_id)),
             }
@@ -185,6 +189,7 @@ def summarize(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict[str, Any]:
             sum(o.refused for o in answerable if o.asked), sum(o.asked for o in answerable)
         ),
     }
+    verdicts = verdict_figures(outcomes)
     dropped = Counter(r for o in asked for r in o.dropped)
     latency: dict[str, dict[str, float | int | None]] = {}
     extra = {k for o in asked for k in o.timings_ms if not k.endswith("_tokens")}
@@ -213,6 +218,7 @@ def summarize(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict[str, Any]:
         "dropped": dict(sorted(dropped.items())),
         "dropped_total": sum(dropped.values()),
         "refusal_rate": refusal,
+        "verdicts": verdicts,
         "kinds": _shares(Counter(o.kind for o in asked if o.kind), ANSWER_KINDS, len(asked)),
         "validation": _shares(Counter(o.status for o in asked if o.status), STATUSES, len(asked)),
         "latency_ms": latency,
@@ -221,6 +227,30 @@ def summarize(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict[str, Any]:
             for key in sorted({k for o in asked for k in o.timings_ms if k.endswith("_tokens")})
             if (vals := [o.timings_ms[key] for o in asked if o.timings_ms.get(key, 0) > 0])
         },
+    }
+
+
+def on_gold(o: Outcome) -> bool:
+    return o.answerable and any(c["on_gold_page"] for c in o.citations)
+
+
+def verdict_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """What the statuses are worth (issue 8's targets).
+
+    ``green_precision``: of all GREEN answers (answerable or not), the share citing the
+    evidence page; ``green_coverage``: GREEN answers citing the evidence page per answerable
+    question asked; ``right_page_all``: answerable questions asked whose answer cites the
+    evidence page (refusals count as misses).
+    """
+    asked = [o for o in outcomes if o.asked]
+    green = [o for o in asked if o.status == "GREEN" and not o.refused]
+    answerable = [o for o in asked if o.answerable]
+    return {
+        "green": len(green),
+        "green_precision": _share(sum(on_gold(o) for o in green), len(green)),
+        "green_coverage": _share(sum(on_gold(o) for o in green), len(answerable)),
+        "right_page_all": _share(sum(on_gold(o) for o in answerable), len(answerable)),
+        "green_unanswerable": sum(not o.answerable for o in green),
     }
 
 
@@ -235,6 +265,7 @@ def _ms(x: float | int | None) -> str:
 def format_table(summary: Mapping[str, Any]) -> str:
     """A compact, fixed-width report for the terminal."""
     r, c, rr = summary["retrieval"], summary["citations"], summary["refusal_rate"]
+    vd = summary.get("verdicts") or verdict_figures([])
     lines = [
         f"questions {summary['questions']} (answerable {summary['answerable']}, "
         f"unanswerable {summary['unanswerable']}), asked {summary['asked']}, "
@@ -261,6 +292,11 @@ def format_table(summary: Mapping[str, Any]) -> str:
             + "   ".join(f"{k} {_pct(v)}" for k, v in summary["kinds"].items()),
             "  validation            "
             + "   ".join(f"{k} {_pct(v)}" for k, v in summary["validation"].items()),
+            f"  GREEN precision       {_pct(vd['green_precision'])} of {vd['green']} GREEN "
+            f"({vd['green_unanswerable']} on unanswerable)   GREEN coverage "
+            f"{_pct(vd['green_coverage'])}",
+            f"  evidence page cited   {_pct(vd['right_page_all'])} of answerable asked "
+            "(refusals count as misses)",
             f"  dropped before validation: {summary['dropped_total']}"
             + (
                 " (" + ", ".join(f"{k} {v}" for k, v in summary["dropped"].items()) + ")"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.models import Answer, Citation, DroppedCitation, Source, Validation
+from app.core.models import Answer, Citation, DroppedCitation, Source, Support, Validation
 from app.ui import render
 
 pytestmark = pytest.mark.unit
@@ -64,7 +64,51 @@ def test_status_words_for_each_outcome() -> None:
     level, words = render.status_text(_answer(mode="refuse", kind="refusal", citations=[]))
     assert level == "REFUSAL" and words.startswith("Not answered")
     level, words = render.status_text(_answer(kind="extractive"))
-    assert "Quoted from your documents" in words
+    assert level == "GREEN" and "in their own words" in words
+    level, words = render.status_text(
+        _answer(kind="extractive", validation=Validation(status="YELLOW", support=_support()))
+    )
+    assert level == "YELLOW" and "don\u2019t mention \u2018dividend\u2019" in words
+
+
+def _support(**kw: object) -> Support:
+    base: dict[str, object] = dict(
+        score=0.5,
+        covered=["company"],
+        missing=["dividend"],
+        reasons=["The cited passages don\u2019t mention \u2018dividend\u2019."],
+    )
+    base.update(kw)
+    return Support(**base)  # type: ignore[arg-type]
+
+
+def _refusal_with_closest() -> Answer:
+    closest = _answer().citations[0].model_copy(update={"n": 3})
+    text = "No passage in your library mentions \u2018watermark\u2019."
+    support = _support(score=0.0, missing=["watermark"], reasons=[text], closest=[closest])
+    return _answer(
+        mode="refuse",
+        kind="refusal",
+        answer=text,
+        citations=[],
+        validation=Validation(status="YELLOW", flags=[text], support=support),
+    )
+
+
+def test_refusal_says_why_and_offers_its_closest_passages() -> None:
+    answer = _refusal_with_closest()
+    level, words = render.status_text(answer)
+    assert level == "REFUSAL"
+    assert words.startswith("Not answered: No passage in your library mentions \u2018watermark\u2019")
+    assert "closest passages" in words
+    assert list(render.citations_by_n(answer)) == [3]  # chips open them like citations
+    md = render.answer_markdown(answer)
+    assert "Closest passages:" in md
+    assert "- usrguide.pdf, page 3, 2 Setup: \u201cClean the filter every 90 days.\u201d" in md
+
+
+def test_markdown_carries_the_status_words() -> None:
+    assert "_GREEN: Answered from your documents" in render.answer_markdown(_answer())
 
 
 def test_timings_summary() -> None:

@@ -71,6 +71,12 @@ class AskLibraryContract:
             assert c.text.strip()
 
 
+    def test_term_counts_count_chunks_with_the_word(self, library: Any) -> None:
+        df, n_chunks = library.term_counts(["filter", "watermark"])
+        assert set(df) == {"filter", "watermark"}
+        assert 1 <= df["filter"] <= n_chunks and df["watermark"] == 0
+
+
 class TestFakeLibrary(AskLibraryContract):
     def make_library(self, tmp_path: Path) -> FakeLibrary:
         return FakeLibrary(

@@ -86,7 +86,9 @@ def test_looping_answer_falls_back_to_cited_quotes(lib: FakeLibrary) -> None:
     model = ScriptedModel([looping, looping])
     a = AskService(lib, chat_model=model).ask("How many channels?")
     assert a.kind == "extractive" and a.mode == "answer"
-    assert a.validation.status == "YELLOW" and not a.validation.repaired
+    # the quote answers the question (a number of channels): GREEN, in the document's words
+    assert a.validation.status == "GREEN" and not a.validation.repaired
+    assert a.validation.support is not None and a.validation.support.missing == []
     assert len(model.calls) == 1  # a loop is not retried: greedy decoding would loop again
     assert [c.quote for c in a.citations] == ["The Zephyr 3000 records up to 64 channels."]
     assert "64 channels" in a.answer and "[1]" in a.answer
@@ -115,9 +117,22 @@ def test_red_twice_falls_back_to_extractive(lib: FakeLibrary) -> None:
 
 def test_model_refusal_is_reported_as_refusal(lib: FakeLibrary) -> None:
     model = ScriptedModel([_json("refuse", "Not in the sources.", [])])
-    a = AskService(lib, chat_model=model).ask("Who painted the Mona Lisa?")
+    a = AskService(lib, chat_model=model).ask("What is the housing of the Zephyr made of?")
     assert (a.kind, a.mode, a.answer) == ("refusal", "refuse", REFUSAL_TEXT)
     assert not a.citations
+    support = a.validation.support
+    assert support is not None and support.closest  # passages to check by hand
+
+
+def test_concept_absent_from_the_library_refuses_before_generation(lib: FakeLibrary) -> None:
+    model = ScriptedModel([])
+    a = AskService(lib, chat_model=model).ask("Who painted the Mona Lisa?")
+    assert model.calls == []
+    assert a.kind == "refusal"
+    assert a.answer == (
+        "No passage in your library mentions \u2018painted\u2019, \u2018Mona\u2019 or \u2018Lisa\u2019."
+    )
+    assert a.validation.support is not None and a.validation.support.absent
 
 
 def test_empty_library_refuses_without_the_model(tmp_path: Path) -> None:

@@ -1,0 +1,220 @@
+"""The verdict on an answer: GREEN only when the question is answered, helpful refusals otherwise.
+
+The validator proves the quotes; :mod:`app.validation.support` judges whether the cited
+evidence answers the question. This module joins them into what a person sees:
+
+* GREEN, "Answered from your documents": the evidence covers the question and every
+  claim is cited and verified;
+* YELLOW: the quotes are real but the evidence covers the question only in part, and
+  the status says what is missing ("the cited passages don't mention 'dividend'");
+* a refusal that says why in words and lists the closest passages, so the person can
+  check for themselves.
+
+It also holds the check that runs before generation: a key concept that occurs nowhere
+in the library ends the question at once. Qt-free and synchronous like every service.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.core.models import Answer, Chunk, Source, Support, Validation
+from app.validation.answer_checks import contradiction
+from app.validation.closest import closest_passages
+from app.validation.support import (
+    REFUSE_MAX_SCORE,
+    Concept,
+    Evidence,
+    SupportCheck,
+    WordSimilarity,
+    absent_concepts,
+    assess,
+    coverage,
+    key_concepts,
+    restates,
+)
+
+logger = logging.getLogger(__name__)
+
+Embed = Callable[[list[str]], np.ndarray]
+"""Texts -> L2-normalised vectors (the library's embedder)."""
+
+GREEN_WORDS = "Answered from your documents."
+NOT_ANSWERED = "The documents don't answer this"
+
+
+def quoted(terms: Sequence[str]) -> str:
+    """'a', 'b' and 'c' with typographic quotes."""
+    parts = [f"\u2018{t}\u2019" for t in terms]
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def word_similarity(embed: Embed | None) -> WordSimilarity | None:
+    """Word-to-word cosine similarities with the embedder, for paraphrased concepts."""
+    if embed is None:
+        return None
+
+    def similar(terms: Sequence[str], words: Sequence[str]) -> list[list[float]]:
+        vecs = embed([*terms, *words])
+        return (vecs[: len(terms)] @ vecs[len(terms) :].T).tolist()
+
+    return similar
+
+
+@dataclass
+class Concepts:
+    """The question's key concepts with their library counts, found once per question."""
+
+    items: list[Concept]
+    absent: list[Concept] = field(default_factory=list)
+    ms: float = 0.0
+
+
+TermCounts = Callable[[Iterable[str]], tuple[dict[str, int], int]]
+"""Words -> (chunks containing each word, chunks in the library): the full-text index."""
+
+
+def question_concepts(
+    question: str,
+    counts: TermCounts,
+    pairs: Sequence[tuple[Source, Chunk]],
+    *,
+    embed: Embed | None = None,
+) -> Concepts:
+    """Key concepts weighted by rarity in the library, and those the library lacks.
+
+    A concept counts as absent only when the full-text index finds no chunk with it,
+    no retrieved passage has it in any variant (compounds, hyphenation), and no word of
+    the retrieved passages is its embedding neighbour (a paraphrase the index cannot see).
+    """
+    t0 = time.perf_counter()
+    plain = key_concepts(question)
+    words = {k for c in plain for k in c.keys} | {c.text.lower().lstrip("\\") for c in plain}
+    df, n_chunks = counts(words)
+    concepts = key_concepts(question, df=df, n_chunks=n_chunks)
+    absent = absent_concepts(concepts, df)
+    if absent and pairs:
+        ev = Evidence.of([c.text for _, c in pairs])
+        _cov, _covered, missing = coverage(absent, ev, similar=word_similarity(embed))
+        absent = [c for c in absent if c.text in missing]
+    return Concepts(concepts, absent, (time.perf_counter() - t0) * 1000)
+
+
+def absent_refusal(
+    question: str, concepts: Concepts, pairs: Sequence[tuple[Source, Chunk]]
+) -> Answer:
+    """Refuse before generation: a key concept occurs nowhere in the library."""
+    names = [c.text for c in concepts.absent]
+    text = f"No passage in your library mentions {quoted(names)}."
+    support = Support(
+        score=0.0,
+        covered=[c.text for c in concepts.items if c not in concepts.absent],
+        missing=names,
+        absent=names,
+        reasons=[text],
+        closest=closest_passages(question, pairs),
+    )
+    return _refusal(question, text, [s for s, _ in pairs], support)
+
+
+def _refusal(question: str, text: str, sources: list[Source], support: Support) -> Answer:
+    return Answer(
+        question=question,
+        mode="refuse",
+        kind="refusal",
+        answer=text,
+        sources=sources,
+        validation=Validation(status="YELLOW", flags=[text], support=support),
+    )
+
+
+def _similarity(
+    question: str, quotes: Sequence[str], known: dict[str, float], embed: Embed | None
+) -> float | None:
+    """Best cosine of the question to a quote: from the prompt's selection when it was
+    computed there, else from the embedder; None without either."""
+    sims = [known[q] for q in quotes if q in known]
+    if sims:
+        return max(sims)
+    if embed is None or not quotes:
+        return None
+    vecs = embed([question, *quotes])
+    return float(np.max(vecs[1:] @ vecs[0]))
+
+
+def check(
+    question: str,
+    answer: Answer,
+    *,
+    concepts: Concepts | None,
+    known_similarity: dict[str, float] | None = None,
+    embed: Embed | None = None,
+) -> SupportCheck:
+    """The support check of a finished answer's citations against the question."""
+    quotes = [c.quote for c in answer.citations]
+    sections = sorted({c.section.rsplit(">", 1)[-1].strip() for c in answer.citations} - {""})
+    claims: list[tuple[str, str]] = []
+    if answer.kind == "generated":
+        claims = [(answer.answer, " ".join(quotes))]
+    sim = _similarity(question, quotes, known_similarity or {}, embed)
+    return assess(
+        question,
+        [*quotes, *sections],
+        claims=claims,
+        similarity=sim,
+        concepts=None if concepts is None else concepts.items,
+        similar=word_similarity(embed),
+    )
+
+
+def adds_nothing(question: str, sentence: str, quotes: Sequence[str]) -> str | None:
+    """Why the model's sentence should give way to its evidence (shown extractively), or
+    None to keep it: it only restates the question, or it contradicts its own quotes."""
+    if restates(sentence, question):
+        return "only restates the question"
+    why = contradiction(sentence, " ".join(quotes), question)
+    return f"contradicts its quote ({why})" if why else None
+
+
+def apply(answer: Answer, result: SupportCheck, pairs: Sequence[tuple[Source, Chunk]]) -> Answer:
+    """The answer with its verdict: GREEN, YELLOW with what is missing, or a refusal."""
+    support = Support(
+        score=result.score,
+        covered=result.covered,
+        missing=result.missing,
+        answer_type=result.answer_type,
+        similarity=result.similarity,
+        reasons=result.reasons,
+    )
+    v = answer.validation
+    if answer.kind == "refusal" or answer.mode == "refuse":
+        support.closest = closest_passages(answer.question, pairs)
+        answer.validation = v.model_copy(update={"support": support})
+        return answer
+    if not answer.citations or result.score < REFUSE_MAX_SCORE or result.contradictions:
+        why = result.reasons[0] if result.reasons else "the cited passages don't answer it."
+        text = f"{NOT_ANSWERED}: {why[0].lower()}{why[1:]}"
+        support.closest = closest_passages(answer.question, pairs)
+        refused = _refusal(answer.question, text, answer.sources, support)
+        refused.model = answer.model
+        refused.validation.dropped = v.dropped
+        refused.validation.repaired = v.repaired
+        logger.info("verdict: refusal (support %.2f: %s)", result.score, why)
+        return refused
+    green = v.status == "GREEN" and result.answers
+    status = "GREEN" if green else ("YELLOW" if v.status == "GREEN" else v.status)
+    flags = list(v.flags)
+    if not green:
+        flags.extend(r for r in result.reasons if r not in flags)
+        if not result.reasons and v.status == "GREEN":
+            flags.append("The cited passages answer the question only in part.")
+    answer.validation = v.model_copy(update={"status": status, "flags": flags, "support": support})
+    logger.info("verdict: %s (support %.2f)", status, result.score)
+    return answer

@@ -1,0 +1,215 @@
+"""Checks of an answer's form: the kind of answer a question wants, restatement, contradiction.
+
+Part of the support check (:mod:`app.validation.support`), kept apart so each file reads
+at once. Pure functions over strings, conservative on purpose: a false alarm turns a good
+sentence into quoted evidence, which costs little; a miss lets nonsense look verified.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from app.core import textkit
+from app.core.textkit import QUESTION_FILLER, SOURCE_TALK
+from app.validation.claims import claim_numbers, source_numbers
+
+AnswerType = Literal["number", "year", "name", "command", "place", "yes/no", "other"]
+
+# Words that say what kind of answer is wanted, not what it is about.
+ASKING_WORDS = frozenset(
+    """many much long large big small wide high tall old often far kind type sort way ways
+    happen happens difference different possible possibly exactly actually really need needs
+    needed something anything thing things work works one ones ok okay correct right wrong
+    good best better instead rather usually typically generally every several various
+    certain like follows following simply basically viel viele wann wie wo wer
+    welche welcher welches warum gibt""".split()  # noqa: SIM905
+)
+STOPS_EXTRA = QUESTION_FILLER | SOURCE_TALK | ASKING_WORDS
+
+COMMAND = re.compile(r"\\[A-Za-z@]+\*?")
+TYPE_NOUN = re.compile(
+    r"\b(?:which|what)\s+(?:year|date|decade|century|city|country|town|place|region|command|"
+    r"macro|option|package|environment|parameter|setting|argument|flag|key|switch|percentage|"
+    r"share|proportion|number|amount|size|length|width|height)s?\b",
+    re.IGNORECASE,
+)
+"""'which city', 'what command': the noun names the kind of answer, not what it is about."""
+_OPTION = re.compile(
+    r"(?<![\w-])--?[a-z][\w-]*|\{[^{}\s]{1,40}\}|\b\w+(?:_\w+)+\b|\b[a-z]+[A-Z]\w*"
+)
+_MARKERS = re.compile(r"\[\s*\d+(?:\s*[-,;\u2013]\s*\d+)*\s*\]")
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+_MONTHS = frozenset(
+    """january february march april may june july august september october november december
+    januar februar märz mai juni juli oktober dezember""".split()  # noqa: SIM905
+)
+NUMBER_WORDS = frozenset(
+    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty
+    ninety hundred thousand million billion dozen half twice once single double triple
+    percent eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zwanzig hundert
+    tausend million millionen milliarden prozent""".split()  # noqa: SIM905
+)
+NEGATIONS = frozenset(
+    """not no never none nothing neither nor cannot can't don't doesn't isn't aren't won't
+    mustn't shouldn't without removed deprecated obsolete forbidden prohibited disallowed
+    impossible unsupported nicht kein keine keinen keinem keiner nie niemals ohne""".split()  # noqa: SIM905
+)
+
+
+# --- answer type -----------------------------------------------------------------------------
+_TYPE_RULES: list[tuple[AnswerType, re.Pattern[str]]] = [
+    (
+        "year",
+        re.compile(
+            r"\b(what|which|in which)\s+(year|date|decade|century)\b|\bwhen\s+(was|were|did)\b|\bsince when\b|\bwann\b|\bin welchem jahr\b",
+            re.I,
+        ),
+    ),
+    (
+        "number",
+        re.compile(
+            r"\bhow\s+(many|much|long|large|big|wide|high|tall|old|often|far|small)\b|\bwhat\s+(percentage|share|proportion|number|amount|size|length|width|height)\b|\bwie\s+(viele?|lange?|groß|hoch|oft|alt)\b",
+            re.I,
+        ),
+    ),
+    (
+        "command",
+        re.compile(
+            r"\b(which|what)\s+(command|macro|option|package|environment|parameter|setting|argument|flag|key|switch)s?\b",
+            re.I,
+        ),
+    ),
+    ("name", re.compile(r"^\s*(who|whom|whose)\b|\bwer\b", re.I)),
+    (
+        "place",
+        re.compile(
+            r"^\s*where\b|\b(which|what)\s+(city|country|town|place|region|state)\b|^\s*wo\b", re.I
+        ),
+    ),
+    (
+        "yes/no",
+        re.compile(
+            r"^\s*(is|are|can|could|does|do|did|should|may|must|will|would|has|have|was|were|ist|sind|kann|darf|muss|gibt)\b",
+            re.I,
+        ),
+    ),
+]
+
+
+def answer_type(question: str) -> AnswerType:
+    """The kind of answer ``question`` asks for (the first rule that matches)."""
+    for kind, rule in _TYPE_RULES:
+        if rule.search(question):
+            return kind
+    return "other"
+
+
+def _has_number(text: str) -> bool:
+    if re.search(r"\d", text):
+        return True
+    return any(w in NUMBER_WORDS for w in textkit.words(text))
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words that are not sentence-initial: names, places, products."""
+    out = set()
+    for m in re.finditer(r"(?<![.!?:]\s)(?<!^)\b([A-Z][\w-]+)", text):
+        w = m.group(1)
+        if w.lower() not in textkit.stop_words() and len(w) > 1:
+            out.add(w)
+    return out
+
+
+def type_present(kind: AnswerType, evidence: str) -> bool:
+    """Whether the evidence holds the kind of thing the question asks for."""
+    if kind == "number":
+        return _has_number(evidence)
+    if kind == "year":
+        return bool(_YEAR.search(evidence)) or any(w in _MONTHS for w in textkit.words(evidence))
+    if kind == "command":
+        return bool(COMMAND.search(evidence) or _OPTION.search(evidence))
+    if kind in ("name", "place"):
+        return bool(_names(evidence)) or "/" in evidence
+    return True
+
+
+# --- restatement and contradiction -----------------------------------------------------------
+def restates(sentence: str, question: str, lang: str = "en") -> bool:
+    """Whether ``sentence`` says nothing beyond the question: no content word of its own."""
+    own = set(textkit.content_stems(_MARKERS.sub(" ", sentence), lang, extra=STOPS_EXTRA))
+    if not own:
+        return True
+    asked = set(textkit.content_stems(question, lang, extra=STOPS_EXTRA))
+    asked |= {textkit.stem(w, lang) for w in textkit.words(question)}
+    return own <= asked
+
+
+def _negated(text: str) -> bool:
+    ws = textkit.words(text.replace("n't", " not"))
+    if any(w in NEGATIONS for w in ws):
+        return True
+    return "no longer" in text.lower()
+
+
+def contradiction(claim: str, quote: str, question: str = "") -> str | None:
+    """Why ``claim`` contradicts its own ``quote``, in words, or None.
+
+    Three cases, each conservative: a number of the claim that the quote lacks while the
+    quote states another; a name of the claim that the quote lacks while the quote names
+    another; and a negation the quote lacks ("never declared" against "declares"; the
+    other way round is left alone: paraphrases like "use X instead of Y" drop negations).
+    Names and numbers the question itself brought are the claim's subject, not its
+    answer, unless the quote names something else in their place.
+    """
+    asked = question.lower()
+    claim = _MARKERS.sub(" ", claim)
+    c_nums, q_nums = claim_numbers(claim), source_numbers(quote)
+    odd = [n for n in c_nums if n not in q_nums and n not in asked]
+    if odd and q_nums:
+        return f"the answer says {odd[0]} where its quote says {sorted(q_nums)[0]}"
+    quote_lower, claim_lower = quote.lower(), claim.lower()
+    q_stems = {textkit.stem(w) for w in textkit.words(quote)}
+    c_names = {
+        n
+        for n in _names(claim) | _initial_name(claim)
+        if n.lower() not in quote_lower
+        and n.lower() not in asked
+        and textkit.stem(n) not in q_stems
+    }
+    others = {
+        n
+        for n in _names(quote) | _initial_name(quote)
+        if n.lower() not in claim_lower and n.lower() not in asked
+    }
+    if c_names and others:
+        return (
+            f"the answer names \u2018{sorted(c_names)[0]}\u2019 where its quote names "
+            f"\u2018{sorted(others)[0]}\u2019"
+        )
+    if _negated(claim) and not _negated(quote):
+        return "the answer negates what its quote states"
+    return None
+
+
+def _initial_name(text: str) -> set[str]:
+    """The first word when it is capitalised and not a common word (it may be a name)."""
+    m = re.match(r"\s*([A-Z][\w-]+)", text)
+    if not m:
+        return set()
+    w = m.group(1)
+    if w.lower() in textkit.stop_words() or w.lower() in STOPS_EXTRA:
+        return set()
+    return {w}
+
+
+TYPE_WORDS: dict[AnswerType, str] = {
+    "number": "a number",
+    "year": "a date or year",
+    "name": "a name",
+    "command": "a command or option",
+    "place": "a place",
+    "yes/no": "a yes or no",
+    "other": "an answer",
+}

@@ -1,0 +1,331 @@
+"""Does the cited evidence answer the question? Signals, one score, and reasons in words.
+
+The validator proves that every quote is in its passage; that checks the quotes, not the
+answer. These pure, fast functions check the answer: a status may only say "Answered
+from your documents" when the cited evidence covers what the question asks about.
+Each signal is cheap and explainable, and none alone decides:
+
+* **key concepts**: the question's content-bearing terms (\\commands, numbers, names,
+  rare words, weighted by how rare they are in the library) must occur in the evidence,
+  matched by stem, by variant (hyphenation, case, ``\\cmd`` vs ``cmd``, compounds) or
+  by an embedding neighbour, so that paraphrases still count;
+* **answer type**: a "how many" question needs a number in the evidence, "what year"
+  a year, "which command" a command, "who" a name, "where" a place;
+* **restatement**: an answer whose content words all come from the question says nothing;
+* **contradiction**: a claim that puts another number or name in its quote's slot, or a
+  negation the quote lacks, is not supported by that quote;
+* **similarity**: question-to-evidence embedding similarity, calibrated to 0..1.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from app.core import textkit
+from app.core.textkit import detect_language
+from app.validation.answer_checks import (
+    COMMAND,
+    STOPS_EXTRA,
+    TYPE_NOUN,
+    TYPE_WORDS,
+    AnswerType,
+    answer_type,
+    contradiction,
+    restates,
+    type_present,
+)
+from app.validation.claims import claim_numbers, source_numbers
+
+logger = logging.getLogger(__name__)
+
+ConceptKind = Literal["command", "number", "name", "term"]
+WordSimilarity = Callable[[Sequence[str], Sequence[str]], Sequence[Sequence[float]]]
+"""(question terms, evidence words) -> cosine similarity matrix, e.g. from the embedder."""
+
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+NEIGHBOUR_MIN = 0.62
+"""Word-to-word cosine above which an evidence word counts as a paraphrase of a concept
+(MiniLM: "employees"~"staff" 0.68, "price"~"cost" 0.74, "font"~"server" 0.27)."""
+NEIGHBOUR_CREDIT = 0.8
+SIM_LOW, SIM_HIGH = 0.25, 0.60
+"""Question-to-evidence cosine mapped linearly to 0..1 between these (MiniLM on the eval
+sets: unanswered questions mostly below 0.35, answered ones mostly above 0.5)."""
+
+W_COVERAGE, W_SIMILARITY, W_TYPE = 0.6, 0.25, 0.15
+KEY_SHARE = 0.9
+GREEN_MIN_SCORE = 0.7
+GREEN_MIN_COVERAGE = 0.75
+REFUSE_MAX_SCORE = 0.35
+
+
+@dataclass(frozen=True)
+class Concept:
+    """A key concept of the question: what the evidence must be about."""
+
+    text: str  # as the person wrote it, for messages
+    kind: ConceptKind
+    keys: frozenset[str]  # match keys: stems, joined compound, command name
+    weight: float = 1.0
+
+
+@dataclass
+class Evidence:
+    """The evidence as the support check sees it: words, stems and their joined pairs."""
+
+    text: str
+    lang: str
+    lower: str = ""
+    words: list[str] = field(default_factory=list)
+    stems: set[str] = field(default_factory=set)
+    joined: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, texts: Sequence[str], lang: str | None = None) -> Evidence:
+        text = "\n".join(t for t in texts if t)
+        lang = lang or detect_language(text)
+        ws = textkit.words(text)
+        stems = {textkit.stem(w, lang) for w in ws}
+        joined = {a + b for a, b in zip(ws, ws[1:], strict=False)}
+        return cls(text, lang, text.lower(), ws, stems, joined | set(ws))
+
+
+@dataclass
+class SupportCheck:
+    """The support check's verdict: a score in 0..1 and what it rests on, in words."""
+
+    score: float
+    covered: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    answer_type: AnswerType = "other"
+    type_found: bool = True
+    similarity: float | None = None
+    restated: bool = False
+    contradictions: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    coverage: float = 1.0
+    key_missing: bool = False  # the rarest (most telling) concept is not in the evidence
+
+    @property
+    def answers(self) -> bool:
+        """Whether the evidence covers the question well enough for GREEN."""
+        return (
+            self.score >= GREEN_MIN_SCORE
+            and self.coverage >= GREEN_MIN_COVERAGE
+            and not self.key_missing
+            and self.type_found
+            and not self.restated
+            and not self.contradictions
+        )
+
+
+# --- key concepts ----------------------------------------------------------------------------
+def idf(df: int | None, n_chunks: int) -> float:
+    """Inverse document frequency weight; 1.0 when the library's counts are unknown."""
+    if df is None or n_chunks <= 0:
+        return 1.0
+    return 1.0 + math.log((n_chunks + 1) / (df + 1))
+
+
+def _variants(word: str, lang: str) -> frozenset[str]:
+    w = word.lower()
+    return frozenset({w, textkit.stem(w, lang)})
+
+
+def key_concepts(
+    question: str,
+    *,
+    lang: str | None = None,
+    df: Mapping[str, int] | None = None,
+    n_chunks: int = 0,
+) -> list[Concept]:
+    """The question's key concepts, rarest first: \\commands, numbers, names, content terms.
+
+    ``df`` maps lower-cased words to the number of library chunks that contain them (from
+    the full-text index); rarer concepts weigh more. Hyphenated words count once, with
+    their joined form as a variant ("zebra-striped" ~ "zebrastriped" ~ "zebra striped").
+    """
+    lang = lang or detect_language(question)
+    stops = textkit.stop_words(lang) | textkit.stop_words() | STOPS_EXTRA
+    out: dict[str, Concept] = {}
+
+    def weight(w: str, bonus: float = 1.0) -> float:
+        return round(idf(None if df is None else df.get(w, 0), n_chunks) * bonus, 3)
+
+    for m in COMMAND.finditer(question):
+        name = m.group().lstrip("\\").rstrip("*").lower()
+        parts = [p.lower() for p in _CAMEL.findall(m.group().lstrip("\\"))]
+        keys = {name, *(textkit.stem(p, lang) for p in parts if len(parts) > 1 and len(p) > 2)}
+        out[name] = Concept(m.group(), "command", frozenset(keys), weight(name, 1.5))
+    body = TYPE_NOUN.sub(" ", COMMAND.sub(" ", question))
+    for num in claim_numbers(body):
+        out.setdefault(num, Concept(num, "number", frozenset({num}), weight(num, 1.5)))
+    first = True
+    for m in re.finditer(r"[^\W_]+(?:-[^\W_]+)*", body):
+        raw = m.group()
+        parts = textkit.words(raw)
+        if not parts:
+            continue
+        is_first, first = first, False
+        content = [p for p in parts if textkit.is_content(p, stops) and not p.isdigit()]
+        if not content:
+            continue
+        if len(parts) > 1:  # a hyphenated compound: one concept
+            joined = "".join(parts)
+            keys = {joined, *(textkit.stem(p, lang) for p in content)}
+            w = max(weight(p) for p in content)
+            out.setdefault(joined, Concept(raw, "term", frozenset(keys), w))
+            continue
+        word = content[0]
+        name = raw[:1].isupper() and (not is_first or raw[1:2].isupper()) and lang == "en"
+        kind: ConceptKind = "name" if name else "term"
+        out.setdefault(word, Concept(raw, kind, _variants(word, lang), weight(word)))
+    return sorted(out.values(), key=lambda c: -c.weight)
+
+
+def absent_concepts(concepts: Sequence[Concept], df: Mapping[str, int]) -> list[Concept]:
+    """Concepts that no chunk of the library contains (by the full-text index's counts).
+
+    Numbers are never "absent" (a question may ask to compute or compare them), and a
+    concept counts as present when any of its variants is.
+    """
+    out = []
+    for c in concepts:
+        if c.kind == "number":
+            continue
+        if all(df.get(k, 0) == 0 for k in {c.text.lower().lstrip("\\"), *c.keys}):
+            out.append(c)
+    return out
+
+
+def _matches(c: Concept, ev: Evidence) -> bool:
+    for k in c.keys:
+        if k in ev.stems or k in ev.joined:
+            return True
+    if c.kind == "number":
+        return bool(c.keys & source_numbers(ev.text, normalized=True))
+    # compounds ("Mitarbeiterzahl" has "mitarbeit"), long words only, either way round
+    stem = min(c.keys, key=len)
+    if len(stem) >= 5:
+        return any(len(w) > len(stem) and stem in w for w in ev.words)
+    return False
+
+
+def coverage(
+    concepts: Sequence[Concept], ev: Evidence, *, similar: WordSimilarity | None = None
+) -> tuple[float, list[str], list[str]]:
+    """Weighted share of the concepts the evidence mentions, and which are covered / missing.
+
+    Concepts missing by form are tried once more against the evidence words by embedding
+    similarity (``similar``), for paraphrases ("employees" ~ "staff"), at partial credit.
+    """
+    if not concepts:
+        return 1.0, [], []
+    covered, missing = [], []
+    got = 0.0
+    unmatched = []
+    for c in concepts:
+        if _matches(c, ev):
+            covered.append(c.text)
+            got += c.weight
+        else:
+            unmatched.append(c)
+    if unmatched and similar is not None:
+        cands = sorted({w for w in ev.words if len(w) > 2 and not w.isdigit()} - STOPS_EXTRA)
+        cands = [w for w in cands if w not in textkit.stop_words(ev.lang)]
+        if cands:
+            sims = similar([c.text.lstrip("\\") for c in unmatched], cands)
+            still = []
+            for c, row in zip(unmatched, sims, strict=True):
+                best = max(row, default=0.0)
+                if c.kind in ("term", "name") and best >= NEIGHBOUR_MIN:
+                    covered.append(c.text)
+                    got += NEIGHBOUR_CREDIT * c.weight
+                else:
+                    still.append(c)
+            unmatched = still
+    missing = [c.text for c in unmatched]
+    total = sum(c.weight for c in concepts)
+    return got / total, covered, missing
+
+
+def key_missing(concepts: Sequence[Concept], missing: Sequence[str]) -> bool:
+    """Whether a concept as rare as the question's rarest one is missing (KEY_SHARE of its
+    weight): the term that tells this question apart must be in the evidence."""
+    if not concepts or not missing:
+        return False
+    top = max(c.weight for c in concepts)
+    gone = set(missing)
+    return any(c.text in gone and c.weight >= KEY_SHARE * top for c in concepts)
+
+
+# --- the combination -------------------------------------------------------------------------
+def calibrated_similarity(sim: float | None) -> float | None:
+    """Question-to-evidence cosine mapped to 0..1 (see ``SIM_LOW``/``SIM_HIGH``)."""
+    if sim is None:
+        return None
+    return min(1.0, max(0.0, (sim - SIM_LOW) / (SIM_HIGH - SIM_LOW)))
+
+
+def assess(
+    question: str,
+    evidence: Sequence[str],
+    *,
+    claims: Sequence[tuple[str, str]] = (),
+    similarity: float | None = None,
+    concepts: Sequence[Concept] | None = None,
+    similar: WordSimilarity | None = None,
+) -> SupportCheck:
+    """One support score for ``evidence`` (the cited quotes, section titles) as an answer.
+
+    ``claims`` pairs each answer sentence with the quote it cites (empty for extractive
+    answers, whose sentences are the quotes); ``similarity`` is the best cosine of the
+    question to the evidence; ``concepts`` may come from :func:`key_concepts` with the
+    library's counts.
+    """
+    lang = detect_language(" ".join([question, *evidence]))
+    ev = Evidence.of(evidence, lang)
+    concepts = list(concepts) if concepts is not None else key_concepts(question, lang=lang)
+    cov, covered, missing = coverage(concepts, ev, similar=similar)
+    kind = answer_type(question)
+    found = type_present(kind, ev.text)
+    sim = calibrated_similarity(similarity)
+    contras = [why for s, q in claims if (why := contradiction(s, q, question))]
+    reasons: list[str] = [f"Contradiction: {why}." for why in contras[:2]]
+    if missing:
+        names = ", ".join(f"\u2018{m}\u2019" for m in missing[:3])
+        reasons.append(f"The cited passages don't mention {names}.")
+    if not found:
+        reasons.append(
+            f"The question asks for {TYPE_WORDS[kind]}, and the cited passages have none."
+        )
+    restated = bool(claims) and all(restates(s, question, lang) for s, _ in claims)
+    if not claims:
+        restated = bool(evidence) and all(restates(q, question, lang) for q in evidence)
+    if restated:
+        reasons.append("The answer only restates the question.")
+    score = W_COVERAGE * cov + W_TYPE * (1.0 if found else 0.0)
+    score += W_SIMILARITY * (sim if sim is not None else cov)
+    if restated:
+        score *= 0.3
+    if contras:
+        score = min(score, 0.2)
+    if sim is not None and sim < 0.2:
+        reasons.append("The cited passages are about something else than the question.")
+    return SupportCheck(
+        score=round(score, 3),
+        covered=covered,
+        missing=missing,
+        answer_type=kind,
+        type_found=found,
+        similarity=None if similarity is None else round(float(similarity), 3),
+        restated=restated,
+        contradictions=contras,
+        reasons=reasons,
+        coverage=round(cov, 3),
+        key_missing=key_missing(concepts, missing),
+    )

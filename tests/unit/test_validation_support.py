@@ -1,0 +1,247 @@
+"""The support check: does the cited evidence answer the question? Every signal, then the sum."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from app.validation.answer_checks import answer_type, contradiction, restates, type_present
+from app.validation.support import (
+    GREEN_MIN_SCORE,
+    REFUSE_MAX_SCORE,
+    Evidence,
+    absent_concepts,
+    assess,
+    calibrated_similarity,
+    coverage,
+    key_concepts,
+)
+
+pytestmark = pytest.mark.unit
+
+OPTION_Q = "How do I declare an option in a class file?"
+OPTION_EVIDENCE = "Options are declared with \\DeclareOption{name}{code} in the class file."
+
+
+def texts(question: str, **kw: object) -> list[str]:
+    return [c.text for c in key_concepts(question, **kw)]  # type: ignore[arg-type]
+
+
+# --- key concepts ----------------------------------------------------------------------------
+def test_key_concepts_leave_out_question_words() -> None:
+    assert texts("Can you please explain how many pages the manual has?") == ["pages", "manual"]
+
+
+def test_key_concepts_keep_commands_numbers_names_and_compounds() -> None:
+    concepts = {
+        c.text: c.kind
+        for c in key_concepts("Does \\DeclareOption work in ACME 2.3 with zebra-striped rows?")
+    }
+    assert concepts == {
+        "\\DeclareOption": "command",
+        "2.3": "number",
+        "ACME": "name",
+        "zebra-striped": "term",
+        "rows": "term",
+    }
+
+
+def test_rare_concepts_weigh_more_and_come_first() -> None:
+    df = {"watermark": 1, "put": 300, "page": 400, "pages": 400}
+    concepts = key_concepts("How do I put a watermark on every page?", df=df, n_chunks=1000)
+    assert concepts[0].text == "watermark"
+    assert concepts[0].weight > 2 * concepts[-1].weight
+
+
+def test_absent_concepts_by_library_counts() -> None:
+    concepts = key_concepts("How do I add a watermark to page 3?")
+    df = {"add": 10, "page": 50}
+    assert [c.text for c in absent_concepts(concepts, df)] == ["watermark"]  # never "3"
+
+
+def test_missing_key_concept_is_named() -> None:
+    q = "What dividend did the company pay in 2020?"
+    df = {"dividend": 2, "company": 300, "pay": 40, "2020": 60}
+    concepts = key_concepts(q, df=df, n_chunks=1000)
+    s = assess(q, ["In 2020 the company raised the pay of its staff by 3%."], concepts=concepts)
+    assert s.missing == ["dividend"]
+    assert "don't mention \u2018dividend\u2019" in s.reasons[0]
+    assert s.key_missing and not s.answers
+
+
+# --- variants and paraphrases ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("question", "evidence"),
+    [
+        (OPTION_Q, OPTION_EVIDENCE),  # stems: declare ~ declared, option ~ Options
+        ("What does \\DeclareOption do?", "Use DeclareOption to declare an option."),  # \cmd vs cmd
+        (
+            "Can long tables have zebra-striped rows?",
+            "Zebra striped rows are not supported in long tables.",
+        ),
+        ("How do I set a line-break?", "A linebreak is set with \\\\."),
+        ("How do I configure the margins?", "The configuration of margins is done by geometry."),
+    ],
+)
+def test_concepts_match_by_stem_and_variant(question: str, evidence: str) -> None:
+    cov, covered, missing = coverage(key_concepts(question), Evidence.of([evidence]))
+    assert missing == [] and cov == 1.0, covered
+
+
+def fake_neighbours(pairs: dict[tuple[str, str], float]):
+    def similar(terms: Sequence[str], words: Sequence[str]) -> list[list[float]]:
+        return [[pairs.get((t.lower(), w), 0.1) for w in words] for t in terms]
+
+    return similar
+
+
+def test_synonym_counts_through_embedding_neighbours() -> None:
+    q = "How many employees does ACME have?"
+    ev = ["ACME has a staff of 250 people."]
+    without = assess(q, ev)
+    with_nb = assess(q, ev, similar=fake_neighbours({("employees", "staff"): 0.71}))
+    assert without.missing == ["employees"]
+    assert with_nb.missing == [] and "employees" in with_nb.covered
+    assert with_nb.score > without.score and with_nb.answers
+
+
+def test_unrelated_neighbour_does_not_count() -> None:
+    s = assess("Which server port does it use?", ["Fonts are set in 10pt."],
+               similar=fake_neighbours({("server", "fonts"): 0.27}))  # fmt: skip
+    assert "server" in s.missing and s.score < REFUSE_MAX_SCORE
+
+
+# --- answer type -----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many pages may a class file have?", "number"),
+        ("How long may file names be?", "number"),
+        ("In which year was LaTeX2e released?", "year"),
+        ("When was the package first published?", "year"),
+        ("Which command loads a package?", "command"),
+        ("Who wrote the longtable package?", "name"),
+        ("Where is the company based?", "place"),
+        ("Is \\input safe to use?", "yes/no"),
+        ("Wie viele Mitarbeiter hat die Firma?", "number"),
+        ("Why should I avoid \\input?", "other"),
+        ("When should I use a class rather than a package?", "other"),  # a condition, not a date
+    ],
+)
+def test_answer_type(question: str, kind: str) -> None:
+    assert answer_type(question) == kind
+
+
+def test_type_present() -> None:
+    assert type_present("number", "at most eight characters")
+    assert type_present("number", "it has 250 staff")
+    assert not type_present("number", "it has a large staff")
+    assert type_present("year", "released in June 1994")
+    assert not type_present("year", "released long ago")
+    assert type_present("command", "use \\RequirePackage")
+    assert type_present("command", "pass the --free-quotes flag")
+    assert not type_present("command", "load it as usual")
+    assert type_present("place", "The company is based in Hamburg.")
+
+
+def test_number_question_answered_without_a_number() -> None:
+    s = assess(
+        "How many characters may a file name have?", ["File names should be short and portable."]
+    )
+    assert not s.type_found and not s.answers
+    assert "asks for a number" in " ".join(s.reasons)
+
+
+# --- restatement -----------------------------------------------------------------------------
+def test_restated_question_supports_nothing() -> None:
+    q = "How do I declare an option in a class file?"
+    assert restates("You declare an option in a class file [1].", q)
+    assert not restates("Use \\DeclareOption in the class file [1].", q)
+    s = assess(
+        q,
+        [OPTION_EVIDENCE],
+        claims=[("You can declare an option in a class file.", OPTION_EVIDENCE)],
+    )
+    assert s.restated and not s.answers and s.score < GREEN_MIN_SCORE
+    assert "restates the question" in " ".join(s.reasons)
+
+
+def test_evidence_that_only_restates_the_question() -> None:
+    q = "How do I declare an option in a class file?"
+    s = assess(q, ["How do I declare an option in a class file?"])
+    assert s.restated and not s.answers
+
+
+# --- contradiction ---------------------------------------------------------------------------
+def test_paris_berlin_contradiction() -> None:
+    q = "What is the capital of France?"
+    quote = "Berlin is the capital of Germany."
+    claim = "Paris is the capital of France according to the geography notes [1]"
+    why = contradiction(claim, quote, q)
+    assert why is not None and "Paris" in why and "Berlin" in why
+    s = assess(q, [quote, quote], claims=[(claim, quote)])
+    assert s.contradictions and not s.answers and s.score <= 0.2
+
+
+def test_negation_the_quote_lacks() -> None:
+    claim = "Options must never be declared in a class; the option mechanism was removed [1]"
+    why = contradiction(claim, OPTION_EVIDENCE, OPTION_Q)
+    assert why == "the answer negates what its quote states"
+    assert assess(OPTION_Q, [OPTION_EVIDENCE], claims=[(claim, OPTION_EVIDENCE)]).contradictions
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote"),
+    [
+        ("Use \\DeclareOption to declare options [1].", OPTION_EVIDENCE),
+        (
+            "File names have at most 8 characters [1].",
+            "the filenames should contain at most 8 characters",
+        ),
+        ("Do not load it with \\input [1].", "you should not use \\input to load it"),
+        ("Use \\RequirePackage instead of \\input [1].", "never load a package with \\input"),
+        (
+            "LaTeX packages should use \\RequirePackage [1].",
+            "Packages load others with \\RequirePackage.",
+        ),
+    ],
+)
+def test_faithful_claims_are_not_contradictions(claim: str, quote: str) -> None:
+    assert contradiction(claim, quote, "How should a LaTeX package load another package?") is None
+
+
+def test_different_number_is_a_contradiction() -> None:
+    why = contradiction(
+        "File names may have 12 characters [1].", "at most 8 characters", "How long?"
+    )
+    assert why == "the answer says 12 where its quote says 8"
+
+
+# --- similarity and the combination ----------------------------------------------------------
+def test_similarity_is_calibrated_not_a_threshold() -> None:
+    assert calibrated_similarity(None) is None
+    assert calibrated_similarity(0.1) == 0.0 and calibrated_similarity(0.9) == 1.0
+    low, mid = calibrated_similarity(0.35), calibrated_similarity(0.5)
+    assert low is not None and mid is not None and 0 < low < mid < 1
+
+
+def test_good_evidence_is_green_bad_evidence_is_refused() -> None:
+    good = assess(OPTION_Q, [OPTION_EVIDENCE], similarity=0.7)
+    assert good.answers and good.score >= GREEN_MIN_SCORE and good.reasons == []
+    bad = assess(OPTION_Q, ["Fonts are selected with the fontspec package."], similarity=0.15)
+    assert bad.score < REFUSE_MAX_SCORE and not bad.answers
+
+
+def test_similarity_moves_the_score() -> None:
+    ev = ["Options are declared in the class file."]
+    assert assess(OPTION_Q, ev, similarity=0.7).score > assess(OPTION_Q, ev, similarity=0.3).score
+
+
+def test_german_question_over_german_evidence() -> None:
+    q = "Wie viele Mitarbeiter hatte die Firma im Jahr 2020?"
+    good = assess(q, ["Im Jahr 2020 beschäftigte die Firma 250 Mitarbeiterinnen und Mitarbeiter."])
+    assert good.answers, good
+    assert good.answer_type == "number"
+    bad = assess(q, ["Die Firma wurde in Hamburg gegründet."])
+    assert "Mitarbeiter" in bad.missing and not bad.answers

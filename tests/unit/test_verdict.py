@@ -1,0 +1,190 @@
+"""The verdict service: statuses that mean what they say, refusals that say why and show passages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pytest
+
+from app.core.models import Answer, Chunk, Citation, Source, Validation
+from app.services import verdict
+
+pytestmark = pytest.mark.unit
+
+TEXTS = [
+    "Annual report 2020. The company paid a dividend of 1.20 euros per share in 2020. "
+    "Revenue grew by 4 percent.",
+    "The company employs a staff of 250 people in three countries. Its head office is in Hamburg.",
+]
+
+
+def pairs() -> list[tuple[Source, Chunk]]:
+    out = []
+    for i, text in enumerate(TEXTS):
+        chunk = Chunk(
+            chunk_id=f"doc:{i:05d}",
+            doc_id="doc",
+            ordinal=i,
+            page_start=i + 1,
+            page_end=i + 1,
+            section=f"{i + 1} Results",
+            text=text,
+        )
+        src = Source(
+            n=i + 1,
+            rank=i + 1,
+            chunk_id=chunk.chunk_id,
+            doc_id="doc",
+            file="/docs/report.pdf",
+            title="Report",
+            page_start=i + 1,
+            page_end=i + 1,
+            section=chunk.section,
+            score=1.0,
+            text=text,
+        )
+        out.append((src, chunk))
+    return out
+
+
+def counts(words: Iterable[str]) -> tuple[dict[str, int], int]:
+    """A full-text index over TEXTS: how many chunks contain each word."""
+    return {w: sum(w.lower() in t.lower() for t in TEXTS) for w in words}, len(TEXTS)
+
+
+def fake_embed(synonyms: dict[str, str]) -> verdict.Embed:
+    """Words map to one-hot vectors; a synonym shares its partner's vector."""
+    vocab: dict[str, int] = {}
+
+    def embed(texts: list[str]) -> np.ndarray:
+        rows = []
+        for t in texts:
+            key = synonyms.get(t.lower(), t.lower())
+            rows.append(vocab.setdefault(key, len(vocab)))
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        out[np.arange(len(texts)), rows] = 1.0
+        return out
+
+    return embed
+
+
+def cite(n: int, quote: str) -> Citation:
+    return Citation(
+        n=n,
+        doc_id="doc",
+        chunk_id=f"doc:{n - 1:05d}",
+        file="/docs/report.pdf",
+        page=n,
+        section=f"{n} Results",
+        quote=quote,
+        match="exact",
+        score=100,
+    )
+
+
+def answer(text: str, quotes: list[tuple[int, str]], kind: str = "generated") -> Answer:
+    return Answer(
+        question="",
+        mode="answer",
+        kind=kind,  # type: ignore[arg-type]
+        answer=text,
+        citations=[cite(n, q) for n, q in quotes],
+        validation=Validation(status="GREEN"),
+    )
+
+
+def test_concept_absent_from_the_library_is_found_before_generation() -> None:
+    q = "How large was the watermark on the dividend?"
+    c = verdict.question_concepts(q, counts, pairs())
+    assert [x.text for x in c.absent] == ["watermark"]
+    refused = verdict.absent_refusal(q, c, pairs())
+    assert refused.kind == "refusal"
+    assert refused.answer == "No passage in your library mentions \u2018watermark\u2019."
+    support = refused.validation.support
+    assert support is not None and support.absent == ["watermark"]
+    assert [p.page for p in support.closest] == [1, 2]
+    assert "dividend" in support.closest[0].quote
+
+
+def test_a_paraphrase_is_not_absent() -> None:
+    q = "How many employees does the company have?"
+    c = verdict.question_concepts(q, counts, pairs())
+    assert [x.text for x in c.absent] == ["employees"]
+    c = verdict.question_concepts(q, counts, pairs(), embed=fake_embed({"employees": "staff"}))
+    assert c.absent == []
+
+
+def test_green_needs_evidence_that_covers_the_question() -> None:
+    q = "What was the dividend of the company in 2020?"
+    concepts = verdict.question_concepts(q, counts, pairs())
+    quote = "The company paid a dividend of 1.20 euros per share in 2020."
+    good = answer("It paid 1.20 euros per share in 2020 [1].", [(1, quote)])
+    good.question = q
+    result = verdict.check(q, good, concepts=concepts)
+    judged = verdict.apply(good, result, pairs())
+    assert judged.validation.status == "GREEN"
+    assert judged.validation.support is not None and judged.validation.support.missing == []
+
+
+def test_partial_evidence_is_yellow_and_says_what_is_missing() -> None:
+    q = "What dividend did the company pay to its staff in 2020?"
+    concepts = verdict.question_concepts(q, counts, pairs())
+    quote = "The company employs a staff of 250 people in three countries."
+    partial = answer(f"\u201c{quote}\u201d [2]", [(2, quote)], kind="extractive")
+    partial.question = q
+    judged = verdict.apply(partial, verdict.check(q, partial, concepts=concepts), pairs())
+    assert judged.validation.status == "YELLOW"
+    support = judged.validation.support
+    assert support is not None and "dividend" in support.missing
+    assert any(
+        "don't mention" in f and "\u2018dividend\u2019" in f for f in judged.validation.flags
+    )
+
+
+def test_unsupported_answer_becomes_a_refusal_with_closest_passages() -> None:
+    q = "Where is the company's head office?"
+    concepts = verdict.question_concepts(q, counts, pairs())
+    quote = "Revenue grew by 4 percent."
+    off = answer(f"\u201c{quote}\u201d [1]", [(1, quote)], kind="extractive")
+    off.question = q
+    judged = verdict.apply(off, verdict.check(q, off, concepts=concepts), pairs())
+    assert judged.kind == "refusal" and judged.citations == []
+    assert judged.answer.startswith("The documents don't answer this: the cited passages")
+    support = judged.validation.support
+    assert support is not None and support.closest
+    assert any("head office" in p.quote for p in support.closest)
+
+
+def test_contradiction_is_never_green() -> None:
+    q = "In which city is the head office?"
+    quote = "Its head office is in Hamburg."
+    wrong = answer("The head office is in Berlin [2].", [(2, quote)])
+    wrong.question = q
+    judged = verdict.apply(wrong, verdict.check(q, wrong, concepts=None), pairs())
+    assert judged.kind == "refusal"
+    assert "Berlin" in judged.answer and "Hamburg" in judged.answer
+
+
+def test_a_refusal_gets_its_closest_passages() -> None:
+    refused = Answer(
+        question="What was the revenue growth?",
+        mode="refuse",
+        kind="refusal",
+        answer="The documents don't contain enough to answer this.",
+        validation=Validation(status="YELLOW"),
+    )
+    result = verdict.check(refused.question, refused, concepts=None)
+    judged = verdict.apply(refused, result, pairs())
+    assert judged.validation.support is not None
+    assert "Revenue grew by 4 percent." in [p.quote for p in judged.validation.support.closest]
+
+
+def test_model_sentences_that_add_nothing_give_way_to_the_evidence() -> None:
+    q = "How do I declare an option?"
+    quote = "Options are declared with \\DeclareOption."
+    why = verdict.adds_nothing(q, "You can simply declare an option like this [1].", [quote])
+    assert why == "only restates the question"
+    assert verdict.adds_nothing(q, "Use \\DeclareOption [1].", [quote]) is None
+    why = verdict.adds_nothing(q, "Options can never be declared [1].", [quote])
+    assert why is not None and "negates" in why
