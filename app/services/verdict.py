@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.core.models import Answer, Chunk, Source, Support, Validation
-from app.validation.answer_checks import contradiction
+from app.validation.answer_checks import contradiction, restates
 from app.validation.closest import closest_passages
 from app.validation.support import (
     REFUSE_MAX_SCORE,
@@ -36,7 +36,6 @@ from app.validation.support import (
     assess,
     coverage,
     key_concepts,
-    restates,
 )
 
 logger = logging.getLogger(__name__)

@@ -181,8 +181,8 @@ def key_concepts(
             out.setdefault(joined, Concept(raw, "term", frozenset(keys), w))
             continue
         word = content[0]
-        name = raw[:1].isupper() and (not is_first or raw[1:2].isupper()) and lang == "en"
-        kind: ConceptKind = "name" if name else "term"
+        is_name = raw[:1].isupper() and (not is_first or raw[1:2].isupper()) and lang == "en"
+        kind: ConceptKind = "name" if is_name else "term"
         out.setdefault(word, Concept(raw, kind, _variants(word, lang), weight(word)))
     return sorted(out.values(), key=lambda c: -c.weight)
 
