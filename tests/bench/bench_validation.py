@@ -15,6 +15,8 @@ import time
 
 from app.core.charmap import CharMap, Piece
 from app.core.models import Chunk, RawAnswer, RawCitation, Source
+from app.validation.closest import closest_passages
+from app.validation.support import assess, key_concepts
 from app.validation.validator import validate
 
 logger = logging.getLogger(__name__)
@@ -163,6 +165,41 @@ def bench(repeat: int = 200) -> dict[str, float]:
     }
 
 
+def bench_support(repeat: int = 200) -> dict[str, float]:
+    """Milliseconds per support check (key concepts, coverage, answer type, restatement,
+    contradiction, combination) plus the closest passages a refusal would list, on
+    :func:`sample`'s validated answers. The budget is 30 ms per answer (issue 8)."""
+    data = []
+    for i in range(repeat):
+        raw, sources = sample(seed=i)
+        result = validate(raw, sources)
+        question = f"How do I change the {_WORDS[i % len(_WORDS)]} of a \\section in 2.5pt?"
+        data.append((question, result, sources))
+    wall: list[float] = []
+    cpu0 = time.process_time()
+    for question, result, sources in data:
+        t0 = time.perf_counter()
+        quotes = [c.quote for c in result.citations]
+        df = {k: 3 for c in key_concepts(question) for k in c.keys}
+        concepts = key_concepts(question, df=df, n_chunks=1000)
+        assess(
+            question,
+            quotes,
+            claims=[(result.answer, " ".join(quotes))],
+            similarity=0.5,
+            concepts=concepts,
+        )
+        closest_passages(question, sources)
+        wall.append((time.perf_counter() - t0) * 1000.0)
+    cpu = (time.process_time() - cpu0) * 1000.0 / repeat
+    wall.sort()
+    return {
+        "median_ms": round(statistics.median(wall), 2),
+        "p95_ms": round(wall[int(0.95 * (len(wall) - 1))], 2),
+        "cpu_mean_ms": round(cpu, 2),
+    }
+
+
 def main() -> None:
     raw, sources = sample()
     result = validate(raw, sources)
@@ -173,6 +210,12 @@ def main() -> None:
     print(
         f"validate() per answer, 8 sources x 250 words: median {r['median_ms']:.2f} ms, "
         f"p95 {r['p95_ms']:.2f} ms, CPU mean {r['cpu_mean_ms']:.2f} ms"
+    )
+    r = bench_support()
+    print(
+        f"support check per answer (+ closest passages), 8 sources x 250 words: median "
+        f"{r['median_ms']:.2f} ms, p95 {r['p95_ms']:.2f} ms, CPU mean {r['cpu_mean_ms']:.2f} ms "
+        "(budget 30 ms)"
     )
 
 
