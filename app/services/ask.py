@@ -207,7 +207,12 @@ class AskService:
             if x.similarity is not None
         }
         result = verdict.check(
-            run.question, answer, concepts=concepts, known_similarity=known, embed=self._embed()
+            run.question,
+            answer,
+            run.pairs,
+            concepts=concepts,
+            known_similarity=known,
+            embed=self._embed(),
         )
         judged = verdict.apply(answer, result, run.pairs)
         run.timings["support"] = round(ms_since(t0), 2)

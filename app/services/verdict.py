@@ -151,19 +151,24 @@ def _similarity(
 def check(
     question: str,
     answer: Answer,
+    pairs: Sequence[tuple[Source, Chunk]] = (),
     *,
     concepts: Concepts | None,
     known_similarity: dict[str, float] | None = None,
     embed: Embed | None = None,
 ) -> SupportCheck:
-    """The support check of a finished answer's citations against the question."""
-    quotes = [c.quote for c in answer.citations]
-    sections = sorted({c.section.rsplit(">", 1)[-1].strip() for c in answer.citations} - {""})
+    """The support check of a finished answer's citations against the question; for a
+    refusal, of the closest passages in ``pairs`` (so it can say what they lack)."""
+    cited = answer.citations
+    if is_refusal(answer):
+        cited = closest_passages(question, pairs)
+    quotes = [c.quote for c in cited]
+    sections = sorted({c.section.rsplit(">", 1)[-1].strip() for c in cited} - {""})
     claims: list[tuple[str, str]] = []
     if answer.kind == "generated":
         claims = [(answer.answer, " ".join(quotes))]
     sim = _similarity(question, quotes, known_similarity or {}, embed)
-    return assess(
+    result = assess(
         question,
         [*quotes, *sections],
         claims=claims,
@@ -171,6 +176,15 @@ def check(
         concepts=None if concepts is None else concepts.items,
         similar=word_similarity(embed),
     )
+    if is_refusal(answer):
+        result.reasons = [
+            r.replace("The cited passages", "The closest passages") for r in result.reasons
+        ]
+    return result
+
+
+def is_refusal(answer: Answer) -> bool:
+    return answer.kind == "refusal" or answer.mode == "refuse"
 
 
 def adds_nothing(question: str, sentence: str, quotes: Sequence[str]) -> str | None:
@@ -193,7 +207,7 @@ def apply(answer: Answer, result: SupportCheck, pairs: Sequence[tuple[Source, Ch
         reasons=result.reasons,
     )
     v = answer.validation
-    if answer.kind == "refusal" or answer.mode == "refuse":
+    if is_refusal(answer):
         support.closest = closest_passages(answer.question, pairs)
         answer.validation = v.model_copy(update={"support": support})
         return answer

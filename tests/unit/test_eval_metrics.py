@@ -173,3 +173,30 @@ def test_limit_spreads_questions_and_ids_select_exactly() -> None:
     assert [q.id for q in select(qs, None, "q010, q002")] == ["q010", "q002"]
     with pytest.raises(SystemExit):
         select(qs, None, "q999")
+
+
+def _outcome(
+    qid: str, answerable: bool, status: str, on_gold: bool, kind: str = "generated"
+) -> Outcome:
+    o = Outcome(id=qid, doc="a.pdf", question="?", answerable=answerable, gold_page=3)
+    o.mode = "refuse" if kind == "refusal" else "answer"
+    o.kind, o.status = kind, status
+    o.citations = [] if kind == "refusal" else [{"on_gold_page": on_gold, "verbatim": True}]
+    return o
+
+
+def test_verdict_figures_green_precision_and_coverage() -> None:
+    outcomes = [
+        _outcome("q1", True, "GREEN", True),
+        _outcome("q2", True, "GREEN", False),
+        _outcome("q3", True, "YELLOW", True),
+        _outcome("q4", True, "YELLOW", False, kind="refusal"),
+        _outcome("q5", False, "GREEN", False),  # GREEN on an unanswerable question: wrong
+        _outcome("q6", False, "YELLOW", False, kind="refusal"),
+    ]
+    v = summarize(outcomes, ks=(5,))["verdicts"]
+    assert v["green"] == 3 and v["green_unanswerable"] == 1
+    assert v["green_precision"] == round(1 / 3, 4)
+    assert v["green_coverage"] == 0.25  # 1 GREEN on the evidence page of 4 answerable
+    assert v["right_page_all"] == 0.5  # refusals count as misses
+    assert "GREEN precision" in format_table(summarize(outcomes, ks=(5,)))

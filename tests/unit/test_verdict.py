@@ -174,10 +174,23 @@ def test_a_refusal_gets_its_closest_passages() -> None:
         answer="The documents don't contain enough to answer this.",
         validation=Validation(status="YELLOW"),
     )
-    result = verdict.check(refused.question, refused, concepts=None)
+    result = verdict.check(refused.question, refused, pairs(), concepts=None)
     judged = verdict.apply(refused, result, pairs())
     assert judged.validation.support is not None
     assert "Revenue grew by 4 percent." in [p.quote for p in judged.validation.support.closest]
+    assert "revenue" in judged.validation.support.covered
+
+
+def test_a_refusal_says_what_its_closest_passages_lack() -> None:
+    refused = Answer(
+        question="What was the dividend yield?",
+        mode="refuse",
+        kind="refusal",
+        answer="The documents don't contain enough to answer this.",
+        validation=Validation(status="YELLOW"),
+    )
+    result = verdict.check(refused.question, refused, pairs(), concepts=None)
+    assert result.reasons == ["The closest passages don't mention \u2018yield\u2019."]
 
 
 def test_model_sentences_that_add_nothing_give_way_to_the_evidence() -> None:
