@@ -57,7 +57,7 @@ SIM_LOW, SIM_HIGH = 0.25, 0.60
 sets: unanswered questions mostly below 0.35, answered ones mostly above 0.5)."""
 
 W_COVERAGE, W_SIMILARITY, W_TYPE = 0.6, 0.25, 0.15
-KEY_SHARE = 0.9
+KEY_SHARE = 0.6
 GREEN_MIN_SCORE = 0.7
 GREEN_MIN_COVERAGE = 0.75
 REFUSE_MAX_SCORE = 0.35
