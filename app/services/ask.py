@@ -157,13 +157,6 @@ class AskService:
         model = self.model
         run.model_name = model.name
         concepts = self._concepts(run)
-        if concepts.absent:  # a key concept is nowhere in the library: no generation at all
-            logger.info(
-                "refusing: %s occur nowhere in the library", [c.text for c in concepts.absent]
-            )
-            refused = verdict.absent_refusal(run.question, concepts, run.pairs)
-            refused.model = model.name
-            return refused
         ranked = self.ranked_evidence(model)
         bundle = steps.select(
             run,
@@ -173,6 +166,14 @@ class AskService:
         )
         if bundle is None:
             return run.refusal(NO_HITS_TEXT)
+        if concepts.absent and bundle.relevance < verdict.ABSENT_MAX_RELEVANCE:
+            # a key concept is nowhere in the library, and nothing is close: no generation
+            logger.info(
+                "refusing: %s occur nowhere in the library", [c.text for c in concepts.absent]
+            )
+            refused = verdict.absent_refusal(run.question, concepts, run.pairs)
+            refused.model = model.name
+            return refused
         if ranked and not steps.relevant_enough(bundle):
             answer = run.refusal(REFUSAL_TEXT)
         else:

@@ -44,6 +44,11 @@ Embed = Callable[[list[str]], np.ndarray]
 """Texts -> L2-normalised vectors (the library's embedder)."""
 
 GREEN_WORDS = "Answered from your documents."
+ABSENT_MAX_RELEVANCE = 0.5
+"""A concept absent from the library refuses at once only when no retrieved sentence is this
+close to the question (cosine; word coverage without an embedder): on the development sets,
+answerable questions used words their documents lack ("bare minimum", "pile up", "rentals")
+with the evidence at 0.52-0.74."""
 NOT_ANSWERED = "The documents don't answer this"
 
 

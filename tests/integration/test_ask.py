@@ -112,27 +112,28 @@ def test_cli_green_answer_is_answered_from_the_documents(
 def test_cli_yellow_answer_names_its_missing_concept(
     lib: Library, cli_embedder: Embedder, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # "calibration" is in the manual, but not in the filter passage that answers the rest
-    obj = ask_json(lib, capsys, "How often must the air filter be cleaned after calibration?")
+    # "5000" is in the manual (burst mode), but not in the filter passage that answers the rest
+    obj = ask_json(lib, capsys, "How often must the air filter of the Zephyr 5000 be cleaned?")
     assert obj["mode"] == "answer" and obj["validation"]["status"] == "YELLOW"
     support = obj["validation"]["support"]
-    assert "calibration" in support["missing"]
-    assert any("\u2018calibration\u2019" in r for r in support["reasons"])
+    assert "5000" in support["missing"]
+    assert any("\u20185000\u2019" in r for r in support["reasons"])
 
 
 def test_cli_refusal_names_the_absent_concept_and_lists_closest_passages(
     lib: Library, cli_embedder: Embedder, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    obj = ask_json(lib, capsys, "How do I add a watermark to the Zephyr display?")
+    obj = ask_json(lib, capsys, "Who painted the Mona Lisa?")
     assert (obj["mode"], obj["kind"], obj["citations"]) == ("refuse", "refusal", [])
-    assert obj["answer"] == "No passage in your library mentions \u2018watermark\u2019."
+    assert obj["answer"] == (
+        "No passage in your library mentions \u2018painted\u2019, \u2018Mona\u2019 or \u2018Lisa\u2019."
+    )
     support = obj["validation"]["support"]
-    assert support["absent"] == ["watermark"] and support["score"] == 0.0
+    assert support["absent"] == ["painted", "Mona", "Lisa"] and support["score"] == 0.0
     closest = support["closest"]
     assert closest and all(
         set(c) >= {"file", "page", "section", "quote", "rects"} and c["rects"] for c in closest
     )
-    assert any("display" in c["quote"].lower() for c in closest)
     assert obj["timings_ms"]["generate"] == 0  # refused before any generation
 
 
