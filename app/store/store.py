@@ -534,10 +534,16 @@ class Store:
         t = self._chunks if table == CHUNKS else self._vectors
         if t is None:
             return []
-        return t.search().select(["doc_id"]).limit(None).to_arrow().column("doc_id").to_pylist()
+        ids: list[str] = (
+            t.search().select(["doc_id"]).limit(None).to_arrow().column("doc_id").to_pylist()
+        )
+        return ids
 
     def _query_docs(self, where: str) -> list[dict[str, Any]]:
-        return self._documents.search().where(where).limit(None).to_arrow().to_pylist()
+        rows: list[dict[str, Any]] = (
+            self._documents.search().where(where).limit(None).to_arrow().to_pylist()
+        )
+        return rows
 
     def _query_chunks(self, where: str, *, charmap: bool = True) -> list[Chunk]:
         columns = [*CHUNK_COLUMNS, "charmap"] if charmap else CHUNK_COLUMNS
