@@ -197,11 +197,13 @@ class Lease:
         import obstore
 
         try:
-            data: dict[str, Any] = json.loads(
-                bytes(obstore.get(self._os, self._name(epoch)).bytes())
-            )
-        except Exception:  # noqa: BLE001 - deleted meanwhile by a newer holder, or unreadable
+            raw = bytes(obstore.get(self._os, self._name(epoch)).bytes())
+        except Exception:  # noqa: BLE001 - deleted meanwhile by a newer holder, or a fault
             return None
+        try:
+            data: dict[str, Any] = json.loads(raw)
+        except ValueError:  # a corrupt grant holds nobody: treat it as expired
+            return {}
         return data
 
     def _row(self) -> dict[str, Any] | None:
@@ -225,6 +227,11 @@ class Lease:
         epochs = self._epochs()
         latest = epochs[-1] if epochs else 0
         row = self._read(latest) if epochs else None
+        if epochs and row is None:
+            # The latest grant exists but could not be read (a newer holder deleted it, or a
+            # passing fault): never take over a grant we cannot see; the caller tries again.
+            logger.info("writer lease %d on %s unreadable; not taking it", latest, self._where)
+            return False
         if row is not None and row.get("holder") != self.holder:
             live = float(row.get("expires_at") or 0) > time.time()
             if live and not self._stale_on_this_host(row):
