@@ -123,8 +123,10 @@ class ProgressBar:
         self._drawn = False
 
     def __call__(self, p: Progress) -> None:
-        if p.stage is Stage.INDEXED or (p.stage is Stage.EMBED and isinstance(p, FileProgress)):
-            return  # the embedding line counts the passages of all files
+        if p.stage in (Stage.INDEXED, Stage.DONE) or (
+            p.stage is Stage.EMBED and isinstance(p, FileProgress)
+        ):
+            return  # the embedding line counts the passages of all files; results come last
         if p.stage is Stage.FILE:
             self._file_pos = f"{min(p.done + 1, p.total)}/{p.total}" if p.total else ""
         key = (p.stage, p.file)

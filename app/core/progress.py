@@ -25,6 +25,7 @@ class Stage(StrEnum):
     PARSE = "parse"  # ingest: pages of one file read
     OCR = "ocr"  # ingest: scanned pages of one file read by OCR
     INDEX = "index"  # ingest: one file's chunks written with their keyword index
+    DONE = "done"  # ingest: one file's first phase is over (a FileDone says how it went)
     INDEXED = "indexed"  # ingest: first phase over, every file keyword-searchable
     EMBED = "embed"  # ingest: chunks embedded (of one file, or of everything pending)
     RETRIEVE = "retrieve"  # ask: searching the library
@@ -62,6 +63,15 @@ class FileProgress(Progress):
     file: str
     index: int
     count: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileDone(FileProgress):
+    """File ``index`` of ``count`` is through the first phase: added, updated, unchanged or
+    failed (with the user-facing ``error``), so a window can say so at once, not at the end."""
+
+    status: str
+    error: str | None = None
 
 
 ProgressCallback = Callable[[Progress], None]

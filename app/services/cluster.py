@@ -143,6 +143,9 @@ def start_ray(address: str | None, workers: int | None) -> tuple[Any, bool]:
         return ray, True
     ray.init(
         num_cpus=workers or os.cpu_count() or 1,
+        # A cluster of this machine only: its processes talk over loopback, never through a
+        # network interface (Ray would otherwise pick the address of the default route).
+        _node_ip_address="127.0.0.1",
         runtime_env={
             "env_vars": {
                 "PYTHONPATH": _repo_root(),

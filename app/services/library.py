@@ -27,6 +27,7 @@ from app.core.errors import (
 from app.core.models import Chunk, Document, IngestOutcome, IngestResult, SearchHit
 from app.core.progress import (
     CancelToken,
+    FileDone,
     FileProgress,
     Progress,
     ProgressCallback,
@@ -187,6 +188,18 @@ class Library:
                 report = _for_file(progress, str(path), i, len(files))
                 result = self._ingest_one(path, file_sha, parse_pdf, report, cancel)
                 results.append(result)
+                progress(
+                    FileDone(
+                        Stage.DONE,
+                        1,
+                        1,
+                        file=str(path),
+                        index=i,
+                        count=len(files),
+                        status=result.status,
+                        error=result.error,
+                    )
+                )
                 if result.status in ("added", "updated"):
                     wrote = not self.store.maybe_optimize()
             progress(Progress(Stage.FILE, len(files), len(files)))

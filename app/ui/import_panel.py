@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.models import IngestResult
-from app.core.progress import FileProgress, Progress, Stage
+from app.core.progress import FileDone, FileProgress, Progress, Stage
 from app.ui.theme import icon, status_color
 from app.ui.widgets import ElidedLabel
 
@@ -169,7 +169,12 @@ class ImportPanel(QFrame):
         return self.rows[key]
 
     def on_progress(self, p: Progress) -> None:
-        if isinstance(p, FileProgress):  # one file's own counts
+        if isinstance(p, FileDone):  # a file is through: say at once if it failed or was known
+            if p.status in ("failed", "unchanged"):
+                self._row(p.file).finish(
+                    IngestResult(file=p.file, status=p.status, error=p.error)
+                )
+        elif isinstance(p, FileProgress):  # one file's own counts
             self._row(p.file).update(p)
             if p.stage is Stage.PARSE:
                 self.overall.setValue(int((p.index + p.fraction) / max(p.count, 1) * 1000))

@@ -47,6 +47,7 @@ def ray_cluster() -> Iterator[dict[str, str]]:
         **os.environ,
         "PYTHONPATH": str(REPO),
         "RAY_USAGE_STATS_ENABLED": "0",
+        "RAY_AUTH_MODE": "disabled",  # a throwaway loopback cluster: no token to hand around
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
@@ -54,7 +55,7 @@ def ray_cluster() -> Iterator[dict[str, str]]:
         [
             sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block",
             "--num-cpus", "2", "--include-dashboard", "false", "--disable-usage-stats",
-            "--port", "0", "--temp-dir", tmp,
+            "--port", "0", "--temp-dir", tmp, "--node-ip-address", "127.0.0.1",
         ],
         env=env,
         stdout=subprocess.PIPE,
@@ -96,7 +97,7 @@ def ray_ingest(folder: Path, library: str, cluster: dict[str, str], env: dict[st
         [sys.executable, "-m", "app", "ingest", str(folder), "--library", library,
          "--ray", cluster["address"], "--json"],
         cwd=REPO,
-        env={**env, "PYTHONPATH": cluster["PYTHONPATH"]},
+        env={**env, "PYTHONPATH": cluster["PYTHONPATH"], "RAY_AUTH_MODE": "disabled"},
         capture_output=True,
         text=True,
         timeout=900,

@@ -16,7 +16,7 @@ import pytest
 
 from app.core.config import Settings
 from app.core.errors import StoreError
-from app.core.progress import CancelToken, FileProgress, Progress, Stage
+from app.core.progress import CancelToken, FileDone, FileProgress, Progress, Stage
 from app.services import library as library_mod
 from app.services.ingest_process import ingest_in_child
 from app.services.library import Library
@@ -157,3 +157,27 @@ def test_child_process_cancelled_before_start_writes_nothing(
     outcome = ingest_in_child(settings, two_pdfs, cancel=cancel)
     assert outcome.cancelled and outcome.results == []
     assert Library(settings, embedder=HashEmbedder()).documents() == []
+
+
+def test_each_file_reports_its_outcome_as_soon_as_it_is_through(tmp_path: Path) -> None:
+    """A rejected file is known at once (the window says so), not when the whole batch ends."""
+    good = pf.make_manual_pdf(tmp_path / "good.pdf")
+    bad = pf.make_corrupt_pdf(tmp_path / "bad.pdf")
+    later = pf.make_two_column_pdf(tmp_path / "later.pdf")
+    lib = Library(Settings(library=tmp_path / "lib"), embedder=HashEmbedder())
+    events: list[Progress] = []
+    lib.ingest([bad, good, later], on_progress=events.append, embed=False)
+    done = [e for e in events if isinstance(e, FileDone)]
+    assert [(Path(e.file).name, e.status) for e in done] == [
+        ("bad.pdf", "failed"),
+        ("good.pdf", "added"),
+        ("later.pdf", "added"),
+    ]
+    assert done[0].error and "damaged" in done[0].error
+    # The failure is reported before the next file starts being read.
+    first_done = events.index(done[0])
+    good_parse = next(
+        i for i, e in enumerate(events) if e.stage is Stage.PARSE and e.file == str(good)
+    )
+    assert first_done < good_parse
+    assert pickle.loads(pickle.dumps(done[0])) == done[0]
