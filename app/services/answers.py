@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from app.core.models import Answer, RawAnswer, RawCitation, Source, Validation
+from app.core.models import Answer, RawAnswer, RawCitation, Source, Support, Validation
 from app.core.protocols import GenerationResult
 from app.generation.parsing import is_degenerate
 from app.generation.prompt import PromptBundle
@@ -115,14 +115,15 @@ def refusal(
     *,
     model: str = "",
     repaired: bool = False,
+    support: Support | None = None,
 ) -> Answer:
-    """A refusal: no citations, the reason as the answer text."""
+    """A refusal: no citations, the reason as the answer text (and, from the verdict, why)."""
     return Answer(
         question=question,
         mode="refuse",
         kind="refusal",
         answer=text,
         sources=sources,
-        validation=Validation(status="YELLOW", repaired=repaired, flags=[text]),
+        validation=Validation(status="YELLOW", repaired=repaired, flags=[text], support=support),
         model=model,
     )

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.core.models import Answer, Chunk, Source, Support, Validation
+from app.core.models import Answer, Chunk, Source, Support
+from app.services.answers import refusal
 from app.validation.answer_checks import contradiction, restates
 from app.validation.closest import closest_passages
 from app.validation.support import (
@@ -125,18 +126,7 @@ def absent_refusal(
         reasons=[text],
         closest=closest_passages(question, pairs),
     )
-    return _refusal(question, text, [s for s, _ in pairs], support)
-
-
-def _refusal(question: str, text: str, sources: list[Source], support: Support) -> Answer:
-    return Answer(
-        question=question,
-        mode="refuse",
-        kind="refusal",
-        answer=text,
-        sources=sources,
-        validation=Validation(status="YELLOW", flags=[text], support=support),
-    )
+    return refusal(question, text, [s for s, _ in pairs], support=support)
 
 
 def _similarity(
@@ -220,7 +210,7 @@ def apply(answer: Answer, result: SupportCheck, pairs: Sequence[tuple[Source, Ch
         why = result.reasons[0] if result.reasons else "the cited passages don't answer it."
         text = f"{NOT_ANSWERED}: {why[0].lower()}{why[1:]}"
         support.closest = closest_passages(answer.question, pairs)
-        refused = _refusal(answer.question, text, answer.sources, support)
+        refused = refusal(answer.question, text, answer.sources, support=support)
         refused.model = answer.model
         refused.validation.dropped = v.dropped
         refused.validation.repaired = v.repaired
