@@ -17,6 +17,7 @@ from app.core.config import Settings
 from app.core.protocols import Embedder
 from app.services.library import Library
 from app.store import Store
+from tests.store_invariants import assert_store_consistent
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -102,16 +103,7 @@ def make_big_pdf(path: Path, seed: int, pages: int = 12) -> Path:
 def check_consistent(library_dir: Path) -> Store:
     """Reopen (which runs the crash sweep) and check the store invariants."""
     store = Store(library_dir)
-    docs = {d.doc_id: d for d in store.documents()}
-    chunk_docs = store.doc_id_column("chunks")
-    vector_docs = store.doc_id_column("vectors")
-    assert set(chunk_docs) <= set(docs), "chunks without a committed document"
-    assert set(vector_docs) <= set(docs), "vectors without a committed document"
-    for doc_id, doc in docs.items():
-        assert chunk_docs.count(doc_id) == doc.chunks > 0, f"{doc_id} lost chunks"
-        assert len(store.chunks_of(doc_id)) == doc.chunks
-        if doc.status == "ready":
-            assert vector_docs.count(doc_id) == doc.chunks
+    assert_store_consistent(store)
     return store
 
 

@@ -13,24 +13,14 @@ from app.core.progress import CancelToken, Progress
 from app.services import library as library_mod
 from app.services.library import Library
 from tests import pdf_factory as pf
+from tests.store_invariants import assert_store_consistent
 
 pytestmark = pytest.mark.integration
 
 
 def assert_consistent(lib: Library) -> None:
     """Every committed document has all its chunks (and, if ready, vectors); nothing else."""
-    store = lib.store
-    docs = {d.doc_id: d for d in store.documents()}
-    chunk_docs = store.doc_id_column("chunks")
-    vector_docs = store.doc_id_column("vectors")
-    assert set(chunk_docs) <= set(docs), "chunks without a committed document"
-    assert set(vector_docs) <= set(docs), "vectors without a committed document"
-    for doc_id, doc in docs.items():
-        assert chunk_docs.count(doc_id) == doc.chunks > 0
-        if doc.status == "ready":
-            assert vector_docs.count(doc_id) == doc.chunks
-        else:
-            assert vector_docs.count(doc_id) <= doc.chunks
+    assert_store_consistent(lib.store)
 
 
 def test_added_unchanged_updated_removed(library: Library, tmp_path: Path) -> None:

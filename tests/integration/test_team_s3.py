@@ -28,6 +28,7 @@ from app.store.lease import Lease
 from tests import pdf_factory as pf
 from tests.integration.test_crash import make_big_pdf
 from tests.s3_server import ACCESS, S3Library
+from tests.store_invariants import assert_store_consistent
 
 pytestmark = [pytest.mark.integration, pytest.mark.s3, pytest.mark.slow]
 
@@ -55,15 +56,7 @@ def check_consistent(uri: str) -> Store:
     """Take the writer lease (which runs the recovery sweep), then check the invariants."""
     store = Store(uri)
     with store.lock.hold():
-        docs = {d.doc_id: d for d in store.documents()}
-        chunk_docs = store.doc_id_column("chunks")
-        vector_docs = store.doc_id_column("vectors")
-    assert set(chunk_docs) <= set(docs), "chunks without a committed document"
-    assert set(vector_docs) <= set(docs), "vectors without a committed document"
-    for doc_id, doc in docs.items():
-        assert chunk_docs.count(doc_id) == doc.chunks > 0, f"{doc_id} lost chunks"
-        if doc.status == "ready":
-            assert vector_docs.count(doc_id) == doc.chunks
+        assert_store_consistent(store)
     store.close()
     return store
 
