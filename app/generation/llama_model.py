@@ -13,12 +13,14 @@ would otherwise reach the sampler chain as a NULL sampler.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from app.core.cpu import CpuShare
 from app.core.errors import GenerationError, ModelLoadError
 from app.core.progress import CancelToken, TokenCallback
 from app.core.protocols import FinishReason, GenerationResult, finish_reason
@@ -30,14 +32,6 @@ logger = logging.getLogger(__name__)
 
 GGUF_MAGIC = b"GGUF"
 DEFAULT_REPEAT_PENALTY = 1.0
-
-
-def default_threads() -> int:
-    """All cores but one. llama.cpp's worker threads spin while they wait, so when anything
-    else runs (the embedder, the GUI, other programs) using every core makes generation
-    several times slower (measured on 2 cores: prefill 52 tok/s with 1 thread vs 14 tok/s
-    with 2 under load); leaving one core free costs little when the machine is idle."""
-    return max(1, (os.cpu_count() or 2) - 1)
 
 
 def check_gguf_file(path: Path) -> None:
@@ -86,7 +80,10 @@ class LlamaChatModel:
     ) -> None:
         self._path = Path(path).expanduser() if path is not None else None
         self.n_ctx = n_ctx
-        self.threads = threads or default_threads()
+        # None: chosen per answer from how busy the machine is (app.core.cpu); else fixed.
+        self.fixed_threads = threads
+        self._cpu = CpuShare()
+        self.threads = threads or self._cpu.cores
         self.repeat_penalty = repeat_penalty
         self.name = self._path.name if self._path else DEFAULT_CHAT_MODEL_NAME
         self._llm: Any = None
@@ -142,12 +139,25 @@ class LlamaChatModel:
             self._formatter = self._make_formatter(llm)
             self._llm = llm
             logger.info(
-                "loaded chat model %s in %.0f ms (n_ctx=%d, threads=%d)",
+                "loaded chat model %s in %.0f ms (n_ctx=%d, threads=%s)",
                 path,
                 (time.perf_counter() - t0) * 1000,
                 self.n_ctx,
-                self.threads,
+                self.fixed_threads or "per answer",
             )
+
+    @contextmanager
+    def _computing(self) -> Iterator[None]:
+        """Run llama.cpp with the threads the machine can spare now (every core when idle,
+        fewer when other work runs; see app.core.cpu), counting its CPU time as ours."""
+        import llama_cpp
+
+        n = self.fixed_threads or self._cpu.threads()
+        if n != self.threads:
+            llama_cpp.llama_set_n_threads(self._llm.ctx, n, n)
+            self.threads = n
+        with self._cpu.ours():
+            yield
 
     @staticmethod
     def _make_formatter(llm: Any) -> Any:
@@ -200,8 +210,9 @@ class LlamaChatModel:
                 return
             t0 = time.perf_counter()
             try:
-                self._llm.reset()
-                self._llm.eval(tokens)
+                with self._computing():
+                    self._llm.reset()
+                    self._llm.eval(tokens)
             except (ValueError, RuntimeError) as exc:
                 raise GenerationError(f"Caching the prompt failed: {exc}") from exc
             logger.info(
@@ -260,13 +271,14 @@ class LlamaChatModel:
                 cancel=cancel,
             )
             try:
-                result = decoder.run(tokens, spec)
+                with self._computing():
+                    result = decoder.run(tokens, spec)
             except (ValueError, RuntimeError) as exc:
                 raise GenerationError(f"Generation failed: {exc}") from exc
             result.extra["cached_prompt_tokens"] = cached_before
             logger.info(
                 "structured answer: %d tokens (%s sampled; prompt %d, %d cached) in %.0f ms, "
-                "first token %.0f ms, finish=%s",
+                "first token %.0f ms, finish=%s, threads=%d",
                 result.completion_tokens,
                 result.extra.get("sampled_tokens"),
                 len(tokens),
@@ -274,6 +286,7 @@ class LlamaChatModel:
                 result.total_ms,
                 result.first_token_ms,
                 result.finish_reason,
+                self.threads,
             )
             return result
 
@@ -309,40 +322,41 @@ class LlamaChatModel:
             pieces: list[str] = []
             finish: FinishReason = "stop"
             n_out = 0
-            stream = llm.create_completion(
-                prompt=tokens,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                top_k=40,
-                top_p=0.95,
-                min_p=0.05,
-                repeat_penalty=self.repeat_penalty,
-                stream=True,
-                grammar=gram,
-                stop=[],
-            )
-            try:
-                for chunk in stream:
-                    if cancel is not None and cancel.cancelled:
-                        finish = "cancelled"
-                        break
-                    choice = chunk["choices"][0]
-                    piece = choice.get("text") or ""
-                    n_out += 1
-                    if piece:
-                        if not first_ms:
-                            first_ms = (time.perf_counter() - t0) * 1000
-                        pieces.append(piece)
-                        if on_token is not None:
-                            on_token(piece)
-                    if choice.get("finish_reason"):
-                        finish = finish_reason(choice["finish_reason"])
-            except (ValueError, RuntimeError) as exc:
-                raise GenerationError(f"Generation failed: {exc}") from exc
-            finally:
-                close = getattr(stream, "close", None)
-                if close is not None:
-                    close()
+            with self._computing():
+                stream = llm.create_completion(
+                    prompt=tokens,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    top_k=40,
+                    top_p=0.95,
+                    min_p=0.05,
+                    repeat_penalty=self.repeat_penalty,
+                    stream=True,
+                    grammar=gram,
+                    stop=[],
+                )
+                try:
+                    for chunk in stream:
+                        if cancel is not None and cancel.cancelled:
+                            finish = "cancelled"
+                            break
+                        choice = chunk["choices"][0]
+                        piece = choice.get("text") or ""
+                        n_out += 1
+                        if piece:
+                            if not first_ms:
+                                first_ms = (time.perf_counter() - t0) * 1000
+                            pieces.append(piece)
+                            if on_token is not None:
+                                on_token(piece)
+                        if choice.get("finish_reason"):
+                            finish = finish_reason(choice["finish_reason"])
+                except (ValueError, RuntimeError) as exc:
+                    raise GenerationError(f"Generation failed: {exc}") from exc
+                finally:
+                    close = getattr(stream, "close", None)
+                    if close is not None:
+                        close()
             total_ms = (time.perf_counter() - t0) * 1000
             completion_tokens = max(0, int(llm.n_tokens) - len(tokens))
             result = GenerationResult(
