@@ -172,6 +172,24 @@ def text_is_garbage(text: str) -> bool:
     return False
 
 
+def is_glyph_chart(text: str) -> bool:
+    """True for a font's code chart or a table of single symbols: most tokens are one or two
+    characters, and most of those are not letters. Its text layer may look like garbage (the
+    glyphs of code points 0-31 come out as control characters), but OCR reads no better: on
+    the five code-chart pages of encguide.pdf it produced "|» |» [au fos |i fe" in place of
+    the font names and codes the text layer has, at 1.5 s a page. Prose in a broken font is
+    different: its tokens are word-length ("Wkh frpplwwhh"), or single *letters* when the
+    font spaces them out, and both still go to OCR."""
+    tokens = text.split()
+    if len(tokens) < 40:
+        return False
+    short = [t for t in tokens if len(t) <= 2]
+    if len(short) < 0.7 * len(tokens):
+        return False
+    letters = sum(1 for t in short if t.isalpha())
+    return letters < 0.5 * len(short)
+
+
 # --- reading a page -----------------------------------------------------------------------------
 
 

@@ -52,7 +52,14 @@ from .limits import (
     nonblocking_opener,
     regular_file_size,
 )
-from .ocr import OcrOptions, has_words, looks_scanned, ocr_words, text_is_garbage
+from .ocr import (
+    OcrOptions,
+    has_words,
+    is_glyph_chart,
+    looks_scanned,
+    ocr_words,
+    text_is_garbage,
+)
 from .ocr_pool import OcrPool, workers_for
 from .paths import safe_resolve
 from .sections import (
@@ -72,6 +79,7 @@ PARTIAL_EVERY = 3.0  # seconds between partial documents while OCR runs
 def _partial_every() -> float:
     """``$FOOTNOTE_PARTIAL_EVERY`` (tests: it reaches the parse worker process) or the default."""
     return float(os.environ.get("FOOTNOTE_PARTIAL_EVERY", PARTIAL_EVERY))
+
 
 # MuPDF would print repair warnings to stderr; we log them ourselves instead.
 pymupdf.TOOLS.mupdf_display_errors(False)
@@ -394,10 +402,12 @@ def _assemble(run: _Run, ocr_done: list[int]) -> ParsedDocument:
 
 
 def _needs_ocr(page: pymupdf.Page, lines: list[Line]) -> bool:
-    """No words but a picture covering the page (a scan), or a garbage text layer."""
+    """No words but a picture covering the page (a scan), or a garbage text layer that is
+    not a chart of glyphs (OCR cannot read those better)."""
     if not lines:
         return looks_scanned(page)
-    return text_is_garbage(" ".join(ln.text for ln in lines))
+    text = " ".join(ln.text for ln in lines)
+    return text_is_garbage(text) and not is_glyph_chart(text)
 
 
 def _ocr_pages(

@@ -15,7 +15,13 @@ from app.core.errors import Cancelled, NoTextLayerError
 from app.core.progress import CancelToken, Progress
 from app.ingest import parse_pdf
 from app.ingest.columns import reading_order
-from app.ingest.ocr import OcrOptions, available_languages, tessdata_dir, text_is_garbage
+from app.ingest.ocr import (
+    OcrOptions,
+    available_languages,
+    is_glyph_chart,
+    tessdata_dir,
+    text_is_garbage,
+)
 from tests.scan_factory import (
     SCAN_SENTENCES,
     TWO_COLUMN_SCAN_LEFT,
@@ -63,6 +69,34 @@ def test_garbage_text_layers_are_recognised(text: str) -> None:
 )
 def test_real_text_is_not_garbage(text: str) -> None:
     assert not text_is_garbage(text)
+
+
+def _code_chart() -> str:
+    """A font's code chart as MuPDF reads it: octal row labels, and one glyph per cell, the
+    first 32 of them control characters (glyphs without a Unicode meaning)."""
+    cells = [chr(c) for c in range(0x00, 0x80) if not chr(c).isspace()]
+    rows = [f"\u00b4{r:02o}x " + " ".join(cells[r * 8 : r * 8 + 8]) for r in range(len(cells) // 8)]
+    return "wnr10, OT2 " + " ".join(f"\u00b4{i}" for i in range(8)) + " " + " ".join(rows)
+
+
+def test_a_code_chart_is_garbage_but_not_sent_to_ocr() -> None:
+    chart = _code_chart()
+    assert text_is_garbage(chart)
+    assert is_glyph_chart(chart)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Wkh kduerxu frpplvvlrq phw rq wkh irxuwhhqwk ri Pdufk wr uhylhz wkh dqqxdo exgjhw." * 3,
+        " ".join("Wkh kduerxu frpplvvlrq phw rq wkh irxuwhhqwk ri Pdufk") * 2,  # spaced letters
+        "!#$% &'()* +,-./ :;<=> ?@[\\] ^_`{| }~!#$ %&'() *+,-. /:;<= >?@[\\ ]^_`{ |}~" * 2,
+        " ".join(SCAN_SENTENCES),
+    ],
+    ids=["shifted-words", "spaced-letters", "symbol-words", "prose"],
+)
+def test_broken_prose_is_no_glyph_chart(text: str) -> None:
+    assert not is_glyph_chart(text)
 
 
 def _words(line_specs: list[tuple[float, float, float, str]]) -> list[tuple]:
