@@ -5,9 +5,9 @@ anything else runs, using every core makes generation several times slower (meas
 cores under load: prefill 52 tok/s with 1 thread vs 14 tok/s with 2). On an idle machine the
 opposite holds: 2 threads prefill 260-290 tok/s against 125-150 with 1, and decode 94 against
 42 tok/s. So the thread count is chosen per answer from what the rest of the machine did
-since the previous one: the system's busy CPU time (``/proc/stat``) minus what the model
-itself used while answering. Work of Footnote's own (embedding a PDF imported in the
-background) counts as other work, as it should. Where ``/proc/stat`` does not exist the
+since the previous one: the system's busy CPU time (``/proc/stat``) minus this process's own
+(the model, the embedder, the search). The app imports PDFs in a child process, so a
+background import counts as other work, as it should. Where ``/proc/stat`` does not exist the
 1-minute load average stands in; where neither does, one core is left free.
 """
 
@@ -17,8 +17,6 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 logger = logging.getLogger(__name__)
@@ -26,12 +24,17 @@ logger = logging.getLogger(__name__)
 PROC_STAT = "/proc/stat"
 # Other work below this many busy cores counts as an idle machine (a GUI repaint, a shell).
 IDLE_BELOW = 0.5
+# After a pause this long since the last answer (the first question of a session, or after
+# reading for a while) the average over the pause says little about now: sample briefly.
+STALE_AFTER = 30.0
+SAMPLE_SECONDS = 0.1  # /proc/stat counts in 10 ms ticks: 20 ticks of 2 cores
 
 
 @dataclass(frozen=True)
 class Snapshot:
     wall: float  # seconds (monotonic)
     busy: float | None  # CPU-seconds the whole system spent busy; None: unknown here
+    own: float  # CPU-seconds this process spent (all its threads)
 
 
 def busy_seconds(stat_line: str, ticks_per_second: float) -> float:
@@ -50,15 +53,17 @@ def snapshot() -> Snapshot:
         busy = busy_seconds(line, float(os.sysconf("SC_CLK_TCK")))
     except (OSError, ValueError, IndexError):
         busy = None
-    return Snapshot(time.monotonic(), busy)
+    t = os.times()
+    return Snapshot(time.monotonic(), busy, t.user + t.system)
 
 
-def others_busy(before: Snapshot, after: Snapshot, own_cpu_seconds: float) -> float | None:
-    """Cores kept busy by other work between two snapshots, on average; None if unknown."""
+def others_busy(before: Snapshot, after: Snapshot) -> float | None:
+    """Cores kept busy by other processes between two snapshots, on average; None if unknown."""
     wall = after.wall - before.wall
     if before.busy is None or after.busy is None or wall <= 0:
         return None
-    return max(0.0, (after.busy - before.busy - own_cpu_seconds) / wall)
+    own = after.own - before.own
+    return max(0.0, (after.busy - before.busy - own) / wall)
 
 
 def threads_for(cores: int, others: float | None, load_average: float | None) -> int:
@@ -72,33 +77,25 @@ def threads_for(cores: int, others: float | None, load_average: float | None) ->
 
 
 class CpuShare:
-    """Per-answer thread count for one model: ``threads()`` before answering, and the answer
-    runs inside ``ours()`` so that the model's own CPU time is not mistaken for other work."""
+    """Per-answer thread count for one model: ``threads()`` before each answer."""
 
     def __init__(self, cores: int | None = None) -> None:
         self.cores = max(1, cores or os.cpu_count() or 1)
         self._lock = threading.Lock()
         self._last = snapshot()
-        self._own = 0.0
 
     def threads(self) -> int:
         with self._lock:
             now = snapshot()
-            others = others_busy(self._last, now, self._own)
-            self._last, self._own = now, 0.0
+            if now.wall - self._last.wall > STALE_AFTER:
+                self._last = now
+                time.sleep(SAMPLE_SECONDS)
+                now = snapshot()
+            others = others_busy(self._last, now)
+            self._last = now
         load = None
         if others is None and hasattr(os, "getloadavg"):
             load = os.getloadavg()[0]
         n = threads_for(self.cores, others, load)
         logger.debug("other work kept %s cores busy: %d threads", others, n)
         return n
-
-    @contextmanager
-    def ours(self) -> Iterator[None]:
-        t = os.times()
-        try:
-            yield
-        finally:
-            u = os.times()
-            with self._lock:
-                self._own += (u.user - t.user) + (u.system - t.system)

@@ -149,15 +149,14 @@ class LlamaChatModel:
     @contextmanager
     def _computing(self) -> Iterator[None]:
         """Run llama.cpp with the threads the machine can spare now (every core when idle,
-        fewer when other work runs; see app.core.cpu), counting its CPU time as ours."""
+        fewer when other processes keep cores busy; see app.core.cpu)."""
         import llama_cpp
 
         n = self.fixed_threads or self._cpu.threads()
         if n != self.threads:
             llama_cpp.llama_set_n_threads(self._llm.ctx, n, n)
             self.threads = n
-        with self._cpu.ours():
-            yield
+        yield
 
     @staticmethod
     def _make_formatter(llm: Any) -> Any:

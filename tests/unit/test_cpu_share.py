@@ -20,10 +20,10 @@ def test_busy_seconds_counts_everything_but_idle_and_iowait() -> None:
 
 
 def test_others_busy_subtracts_our_own_cpu_time() -> None:
-    before, after = Snapshot(10.0, 50.0), Snapshot(12.0, 53.0)  # 3 CPU-s busy in 2 s
-    assert others_busy(before, after, own_cpu_seconds=1.0) == pytest.approx(1.0)
-    assert others_busy(before, after, own_cpu_seconds=5.0) == 0.0  # never negative
-    assert others_busy(Snapshot(1.0, None), after, 0.0) is None
+    before = Snapshot(10.0, 50.0, own=4.0)
+    assert others_busy(before, Snapshot(12.0, 53.0, own=5.0)) == pytest.approx(1.0)  # 3 - 1 in 2 s
+    assert others_busy(before, Snapshot(12.0, 53.0, own=9.0)) == 0.0  # never negative
+    assert others_busy(Snapshot(1.0, None, 0.0), Snapshot(12.0, 53.0, 0.0)) is None
 
 
 @pytest.mark.parametrize(
@@ -42,8 +42,9 @@ def test_threads_for(cores: int, others: float | None, load: float | None, expec
 
 
 def test_a_busy_process_is_seen_and_our_own_work_is_not() -> None:
-    share = CpuShare(cores=2)
-    share.threads()  # start a window now
+    start = cpu.snapshot()
+    if start.busy is None:
+        pytest.skip("no /proc/stat on this system")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     subprocess.run(
@@ -53,15 +54,30 @@ def test_a_busy_process_is_seen_and_our_own_work_is_not() -> None:
     wall = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     child_cores = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) / wall
-    now = cpu.snapshot()
-    seen = others_busy(share._last, now, share._own)
-    if seen is None:
-        pytest.skip("no /proc/stat on this system")
-    assert seen >= 0.8 * child_cores
+    seen = others_busy(start, cpu.snapshot())
+    assert seen is not None and seen >= 0.8 * child_cores
 
-    with share.ours():  # our own spinning is subtracted
-        t = time.monotonic()
-        while time.monotonic() - t < 0.3:
-            pass
-    assert share._own >= 0.2
+    mine = cpu.snapshot()
+    t = time.monotonic()
+    while time.monotonic() - t < 0.5:  # our own spinning is not other work
+        pass
+    end = cpu.snapshot()
+    assert end.own - mine.own >= 0.3
+    ours_seen = others_busy(mine, end)
+    assert ours_seen is not None and ours_seen < (end.busy - mine.busy) / (end.wall - mine.wall)
 
+
+def test_cpu_share_gives_a_valid_thread_count() -> None:
+    share = CpuShare(cores=2)
+    assert share.threads() in (1, 2)
+
+
+def test_after_a_long_pause_the_machine_is_sampled_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An hour-long average says nothing about now: a busy hour that just ended must not
+    cost the next answer its second core, nor an idle hour hide a job that just started."""
+    share = CpuShare(cores=2)
+    share._last = Snapshot(0.0, 0.0, 0.0)
+    fresh = iter([Snapshot(3600.0, 3600.0, 0.0), Snapshot(3600.1, 3600.0, 0.0)])  # idle now
+    monkeypatch.setattr(cpu, "snapshot", lambda: next(fresh))
+    monkeypatch.setattr(cpu.time, "sleep", lambda s: None)
+    assert share.threads() == 2  # the hour (1 core busy throughout) is ignored
