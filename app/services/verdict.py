@@ -17,6 +17,7 @@ in the library ends the question at once. Qt-free and synchronous like every ser
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -101,7 +102,8 @@ def question_concepts(
     """
     t0 = time.perf_counter()
     plain = key_concepts(question)
-    words = {k for c in plain for k in c.keys} | {c.text.lower().lstrip("\\") for c in plain}
+    words = {k for c in plain for k in (*c.keys, *c.parts)}
+    words |= {c.text.lower().lstrip("\\") for c in plain}
     df, n_chunks = counts(words)
     concepts = key_concepts(question, df=df, n_chunks=n_chunks)
     absent = absent_concepts(concepts, df)
@@ -158,7 +160,7 @@ def check(
     if is_refusal(answer):
         cited = closest_passages(question, pairs)
     quotes = [c.quote for c in cited]
-    sections = sorted({c.section.rsplit(">", 1)[-1].strip() for c in cited} - {""})
+    sections = sorted({section_title(c.section) for c in cited} - {""})
     claims: list[tuple[str, str]] = []
     if answer.kind == "generated":
         claims = [(answer.answer, " ".join(quotes))]
@@ -176,6 +178,16 @@ def check(
             r.replace("The cited passages", "The closest passages") for r in result.reasons
         ]
     return result
+
+
+_NUMBERING = re.compile(r"^\s*(?:\d{1,3}|[A-Z](?=\.\d))(?:\.\d{1,3})*\.?(?:\s+|$)")
+"""A section's numbering: "2.7 ", "A.1 ", "3. " (not a year: "2025 report" keeps it)."""
+
+
+def section_title(path: str) -> str:
+    """The innermost section's title without its numbering ("2 A > 2.7 General style" ->
+    "General style"): a section number answers no "how many" question."""
+    return _NUMBERING.sub("", path.rsplit(">", 1)[-1]).strip()
 
 
 def is_refusal(answer: Answer) -> bool:

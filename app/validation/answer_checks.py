@@ -18,7 +18,7 @@ AnswerType = Literal["number", "year", "name", "command", "place", "yes/no", "ot
 
 # Words that say what kind of answer is wanted, not what it is about.
 ASKING_WORDS = frozenset(
-    """many much long large big small wide high tall old often far kind type sort way ways
+    """many much long large big small wide high tall old often far way ways
     happen happens difference different possible possibly exactly actually really need needs
     needed something anything thing things work works one ones ok okay correct right wrong
     good best better instead rather usually typically generally every several various
@@ -35,6 +35,13 @@ TYPE_NOUN = re.compile(
     re.IGNORECASE,
 )
 """'which city', 'what command': the noun names the kind of answer, not what it is about."""
+HOW_MUCH = re.compile(
+    r"\bwie\s+(?:viele?|lange?|groß|gross|hoch|oft|alt|weit|schwer|teuer|breit)\b", re.IGNORECASE
+)
+"""German 'wie lange', 'wie groß': the kind of answer (English 'long', 'large' are asking words)."""
+KIND_OF = re.compile(r"\b(?:kind|sort|type|manner)s?\s+of\b", re.IGNORECASE)
+"""'what kind of', 'a sort of': asking words; alone, 'sort' and 'type' are concepts ('sort rows',
+'column types')."""
 _OPTION = re.compile(
     r"(?<![\w-])--?[a-z][\w-]*|\{[^{}\s]{1,40}\}|\b\w+(?:_\w+)+\b|\b[a-z]+[A-Z]\w*"
 )
@@ -124,6 +131,7 @@ def _names(text: str) -> set[str]:
 
 def type_present(kind: AnswerType, evidence: str) -> bool:
     """Whether the evidence holds the kind of thing the question asks for."""
+    evidence = _MARKERS.sub(" ", evidence)  # "[3]" cites a reference; it is no number
     if kind == "number":
         return _has_number(evidence)
     if kind == "year":

@@ -30,6 +30,8 @@ from app.core import textkit
 from app.core.textkit import detect_language
 from app.validation.answer_checks import (
     COMMAND,
+    HOW_MUCH,
+    KIND_OF,
     STOPS_EXTRA,
     TYPE_NOUN,
     TYPE_WORDS,
@@ -77,6 +79,7 @@ class Concept:
     kind: ConceptKind
     keys: frozenset[str]  # match keys: stems, joined compound, command name
     weight: float = 1.0
+    parts: frozenset[str] = frozenset()  # a hyphenated compound's words: all must occur
 
 
 @dataclass
@@ -168,7 +171,9 @@ def key_concepts(
         parts = [p.lower() for p in _CAMEL.findall(m.group().lstrip("\\"))]
         keys = {name, *(textkit.stem(p, lang) for p in parts if len(parts) > 1 and len(p) > 2)}
         out[name] = Concept(m.group(), "command", frozenset(keys), weight(name, 1.5))
-    body = TYPE_NOUN.sub(" ", COMMAND.sub(" ", question))
+    body = COMMAND.sub(" ", question)
+    for asking in (TYPE_NOUN, HOW_MUCH, KIND_OF):
+        body = asking.sub(" ", body)
     for num in claim_numbers(body):
         out.setdefault(num, Concept(num, "number", frozenset({num}), weight(num, 1.5)))
     first = True
@@ -181,11 +186,10 @@ def key_concepts(
         content = [p for p in parts if textkit.is_content(p, stops) and not p.isdigit()]
         if not content:
             continue
-        if len(parts) > 1:  # a hyphenated compound: one concept
+        if len(parts) > 1:  # a hyphenated compound: one concept, matched whole
             joined = "".join(parts)
-            keys = {joined, *(textkit.stem(p, lang) for p in content)}
             w = max(weight(p) for p in content)
-            out.setdefault(joined, Concept(raw, "term", frozenset(keys), w))
+            out.setdefault(joined, Concept(raw, "term", frozenset({joined}), w, frozenset(parts)))
             continue
         word = content[0]
         is_name = raw[:1].isupper() and (not is_first or raw[1:2].isupper()) and lang == "en"
@@ -198,12 +202,15 @@ def absent_concepts(concepts: Sequence[Concept], df: Mapping[str, int]) -> list[
     """Concepts that no chunk of the library contains (by the full-text index's counts).
 
     Numbers are never "absent" (a question may ask to compute or compare them), and a
-    concept counts as present when any of its variants is.
+    concept counts as present when any of its variants is (a compound: when each of its
+    parts is, since the index counts words).
     """
     out = []
     for c in concepts:
         if c.kind == "number":
             continue
+        if c.parts and all(df.get(p, 0) > 0 for p in c.parts):
+            continue  # the index splits compounds: "zebra" and "striped" both occur
         if all(df.get(k, 0) == 0 for k in {c.text.lower().lstrip("\\"), *c.keys}):
             out.append(c)
     return out
@@ -213,6 +220,9 @@ def _matches(c: Concept, ev: Evidence) -> bool:
     for k in c.keys:
         if k in ev.stems or k in ev.joined:
             return True
+    if c.parts:  # "two-column": "twocolumn" or "two column", not "column" alone
+        joined = textkit.stem(min(c.keys, key=len), ev.lang)  # "crossreferenc"
+        return len(joined) >= 5 and any(x.startswith(joined) for x in ev.joined)
     if c.kind == "number":
         return bool(c.keys & source_numbers(ev.text, normalized=True))
     # compounds ("Mitarbeiterzahl" has "mitarbeit"), long words only, either way round
@@ -220,6 +230,12 @@ def _matches(c: Concept, ev: Evidence) -> bool:
     if len(stem) >= 5:
         return any(len(w) > len(stem) and stem in w for w in ev.words)
     return False
+
+
+def _cousin(c: Concept, word: str) -> bool:
+    """Whether ``word`` shares a part with the compound ``c`` without being it: another
+    compound, no paraphrase ("column" and "multicolumn" for "two-column")."""
+    return any(len(p) > 2 and p in word for p in c.parts)
 
 
 def coverage(
@@ -248,7 +264,10 @@ def coverage(
             sims = similar([c.text.lstrip("\\") for c in unmatched], cands)
             still = []
             for c, row in zip(unmatched, sims, strict=True):
-                best = max(row, default=0.0)
+                best = max(
+                    (x for w, x in zip(cands, row, strict=True) if not _cousin(c, w)),
+                    default=0.0,
+                )
                 if c.kind in ("term", "name") and best >= NEIGHBOUR_MIN:
                     covered.append(c.text)
                     got += NEIGHBOUR_CREDIT * c.weight

@@ -245,3 +245,68 @@ def test_german_question_over_german_evidence() -> None:
     assert good.answer_type == "number"
     bad = assess(q, ["Die Firma wurde in Hamburg gegründet."])
     assert "Mitarbeiter" in bad.missing and not bad.answers
+
+
+# --- compounds, asking phrases, reference markers --------------------------------------------
+def test_a_compound_needs_its_whole_form_not_one_part() -> None:
+    (c,) = [
+        c
+        for c in key_concepts("Can longtable be used in a two-column document?")
+        if c.text == "two-column"
+    ]
+    other = Evidence.of(["The \\multicolumn command works in each column of a longtable."])
+    assert coverage([c], other)[2] == ["two-column"]
+    for text in (
+        "longtable issues an error inside \\twocolumn.",
+        "Two column documents work.",
+        "It is fine in two-column mode.",
+    ):
+        assert coverage([c], Evidence.of([text]))[1] == ["two-column"], text
+
+
+def test_a_compound_matches_an_inflected_joined_form() -> None:
+    (c,) = [
+        c
+        for c in key_concepts("Where does the label go for cross-referencing a table?")
+        if c.kind == "term" and c.parts
+    ]
+    ev = Evidence.of(["Use \\label so that you can cross reference longtables with \\ref."])
+    assert coverage([c], ev)[1] == ["cross-referencing"]
+
+
+def test_a_compound_is_no_neighbour_of_its_own_parts() -> None:
+    (c,) = [c for c in key_concepts("Is it usable in a two-column layout?") if c.parts]
+    ev = Evidence.of(["The multicolumn command spans columns."])
+
+    def similar(terms: Sequence[str], words: Sequence[str]) -> list[list[float]]:
+        # the embedder finds "multicolumn" and "columns" close to "two-column", "spans" not
+        return [[0.9 if "column" in w else 0.1 for w in words] for _ in terms]
+
+    assert coverage([c], ev, similar=similar)[2] == ["two-column"]
+    ev = Evidence.of(["It works in a page with twin columns."])
+    assert coverage([c], ev, similar=lambda t, w: [[0.9 if x == "twin" else 0.1 for x in w]])[1]
+
+
+def test_a_compound_is_present_in_the_library_when_each_part_is() -> None:
+    concepts = key_concepts("How do I get zebra-striped rows?")
+    absent = absent_concepts(concepts, {"zebra": 2, "striped": 1, "rows": 9})
+    assert [c.text for c in absent] == []
+    absent = absent_concepts(concepts, {"zebra": 0, "striped": 1, "rows": 9})
+    assert [c.text for c in absent] == ["zebra-striped"]
+
+
+def test_kind_of_is_asking_but_sort_alone_is_a_concept() -> None:
+    assert "kind" not in texts("What kind of encodings exist?")
+    assert "sort" in texts("Can longtable sort rows by a column?")
+    assert "types" in texts("Which custom column types are defined?")
+
+
+def test_german_how_phrases_are_asking_words() -> None:
+    assert "lange" not in texts("Wie lange hält ein Wechselrichter?")
+    assert "groß" not in texts("Wie groß sollte mein Batteriespeicher sein?")
+    assert answer_type("Wie lange hält ein Wechselrichter?") == "number"
+
+
+def test_a_reference_marker_is_no_number() -> None:
+    assert not type_present("number", "[3] G. Ke et al. LightGBM: a gradient boosting tree.")
+    assert type_present("number", "It used 500 trees [3].")

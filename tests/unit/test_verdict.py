@@ -201,3 +201,10 @@ def test_model_sentences_that_add_nothing_give_way_to_the_evidence() -> None:
     assert verdict.adds_nothing(q, "Use \\DeclareOption [1].", [quote]) is None
     why = verdict.adds_nothing(q, "Options can never be declared [1].", [quote])
     assert why is not None and "negates" in why
+
+
+def test_a_section_number_is_not_evidence_of_a_number() -> None:
+    assert verdict.section_title("2 Writing classes > 2.7 General style") == "General style"
+    assert verdict.section_title("A.1 Appendix") == "Appendix"
+    assert verdict.section_title("2025 report") == "2025 report"
+    assert verdict.section_title("3D printing") == "3D printing"
