@@ -616,3 +616,72 @@ def make_zero_page_pdf(path: Path | str) -> Path:
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
     path.write_bytes(bytes(out))
     return path
+
+
+LONG_TABLE_HEADER = "Field Positions Description"
+LONG_TABLE_ITEMS = [
+    "housing",
+    "travel",
+    "meal",
+    "uniform",
+    "tool",
+    "phone",
+    "laundry",
+    "study",
+    "childcare",
+    "removal",
+    "relocation",
+    "subsistence",
+    "mileage",
+    "parking",
+    "toll",
+    "ferry",
+    "training",
+    "books",
+    "software",
+    "hardware",
+    "postage",
+    "printing",
+    "stationery",
+    "broadband",
+    "energy",
+    "water",
+    "insurance",
+    "medical",
+    "dental",
+    "optical",
+    "pension",
+    "union",
+    "charity",
+    "gift",
+    "bonus",
+    "overtime",
+    "shift",
+    "night",
+    "weekend",
+    "holiday",
+]
+
+
+def long_table_row(i: int) -> str:
+    """The text of row ``i`` of :func:`make_long_table_pdf`'s table, as Footnote reads it."""
+    item = LONG_TABLE_ITEMS[i]
+    return f"FLD{i:02d} {i * 10 + 1}-{i * 10 + 10} Amount of the {item} allowance claimed in pence"
+
+
+def make_long_table_pdf(path: Path | str) -> Path:
+    """A record layout: a ruled table of 40 rows, far longer than one chunk, under a heading."""
+    from tests.bench.corpus_gen import report
+    from tests.bench.corpus_gen.render import Flow, new_document, save
+
+    path = Path(path)
+    doc = new_document("Annual return record layout", "Footnote tests")
+    w, h = 595.0, 842.0
+    flow = Flow(doc, (w, h), lambda pno: [pymupdf.Rect(60, 60, w - 60, h - 60)], None)
+    flow.new_page()
+    flow.heading("3 Record layout of the annual return", report.H1)
+    flow.para("Each record of the annual return is one line of fixed-width fields.", report.BODY)
+    rows = [long_table_row(i).split(" ", 2) for i in range(len(LONG_TABLE_ITEMS))]
+    flow.table(LONG_TABLE_HEADER.split(), rows, [80, 80, 315], report.CELL)
+    save(doc, str(path))
+    return path

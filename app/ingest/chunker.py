@@ -22,6 +22,7 @@ from app.core.text import sentence_spans
 
 from .layout import RTL, Line
 from .sections import SectionStart
+from .table_rows import Table, find_tables, header_for
 
 logger = logging.getLogger(__name__)
 
@@ -264,6 +265,22 @@ def _slice_map(rows: np.ndarray, cs: int, ce: int) -> np.ndarray:
     return sel
 
 
+def _with_header(seg: Segment, tables: list[Table], cs: int, ce: int) -> tuple[str, np.ndarray]:
+    """The chunk's text and map; a chunk that starts inside a table, past its header line,
+    begins with a copy of that line (mapped to where the header is printed), so its rows
+    say what their cells are (see app.ingest.table_rows)."""
+    rows = _slice_map(seg.rows, cs, ce)
+    table = header_for(tables, cs)
+    if table is None or len(rows) == 0:
+        return seg.text[cs:ce], rows
+    head = _slice_map(seg.rows, table.header_start, table.header_end)
+    prefix = seg.text[table.header_start : table.header_end] + "\n"
+    body = rows.copy()
+    body[:, 0] += len(prefix)
+    body[:, 1] += len(prefix)
+    return prefix + seg.text[cs:ce], np.concatenate([head, body])
+
+
 def chunk_segments(doc_id: str, segs: list[Segment], params: ChunkParams) -> list[Chunk]:
     chunks: list[Chunk] = []
     for seg in segs:
@@ -271,6 +288,7 @@ def chunk_segments(doc_id: str, segs: list[Segment], params: ChunkParams) -> lis
         spans, para_end = _units(text, params.max_sentence_chars)
         if not spans:
             continue
+        tables = find_tables(seg.rows, seg.text)
         starts = seg.rows[:, 0]
         bounds = np.array(spans, dtype=np.float64)
         lo = np.searchsorted(starts, bounds[:, 0], side="left")
@@ -278,7 +296,7 @@ def chunk_segments(doc_id: str, segs: list[Segment], params: ChunkParams) -> lis
         counts = [max(int(c), 1) for c in (hi - lo)]
         for i, j in _windows(counts, params, para_end):
             cs, ce = spans[i][0], spans[j - 1][1]
-            rows = _slice_map(seg.rows, cs, ce)
+            chunk_text, rows = _with_header(seg, tables, cs, ce)
             if len(rows) == 0:
                 continue
             ordinal = len(chunks)
@@ -287,10 +305,10 @@ def chunk_segments(doc_id: str, segs: list[Segment], params: ChunkParams) -> lis
                     chunk_id=Chunk.make_id(doc_id, ordinal),
                     doc_id=doc_id,
                     ordinal=ordinal,
-                    page_start=int(rows[0, 2]),
-                    page_end=int(rows[-1, 2]),
+                    page_start=int(rows[:, 2].min()),
+                    page_end=int(rows[:, 2].max()),
                     section=seg.path,
-                    text=text[cs:ce],
+                    text=chunk_text,
                     charmap=CharMap(rows),
                 )
             )

@@ -15,6 +15,7 @@ from app.core.protocols import Embedder
 from app.ingest._mupdf import pymupdf
 from app.services.library import Library
 from app.store import Store
+from tests import pdf_factory as pf
 from tests.bench.corpus_gen import book, generate, paper, report
 
 pytestmark = pytest.mark.integration
@@ -48,6 +49,7 @@ def kinds(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Embedder) -
     corpus = root / "corpus"
     pdfs = [p for p in generate(corpus) if p.name in (paper.FILE, report.FILE, book.FILE)]
     pdfs.append(_column_wise_table(corpus / "layout.pdf"))
+    pdfs.append(pf.make_long_table_pdf(corpus / "long-layout.pdf"))
     library = Library(Settings(library=root / "lib"), embedder=shared_embedder)
     results = library.ingest(pdfs).results
     assert all(r.status == "added" for r in results), results
@@ -86,6 +88,19 @@ def test_column_wise_table_rows_stay_whole(kinds: tuple) -> None:
     text = best[0].text
     assert "TAXDUE 29 11 Income tax deducted in pence" in text
     assert "Field Start Length Content" in text
+
+
+def test_a_row_far_down_a_long_table_is_found_and_quoted_with_the_header(kinds: tuple) -> None:
+    """The table runs over three chunks; the row asked about is in a later one, which begins
+    with a copy of the header line (mapped to where the header is printed)."""
+    library, ids = kinds
+    hits = _hits(library, "Which positions of the record hold the broadband allowance field?")
+    best = [h for h in hits[:3] if h.doc_id == ids["long-layout.pdf"]]
+    row = pf.long_table_row(pf.LONG_TABLE_ITEMS.index("broadband"))
+    assert best and row in best[0].text, [(h.file, h.text[:60]) for h in hits]
+    assert best[0].text.startswith(pf.LONG_TABLE_HEADER + "\n")
+    first = library.store.chunks_of(ids["long-layout.pdf"])[0]
+    assert row not in first.text, "the row must lie past the header's own chunk"
 
 
 def test_two_column_page_retrieves_the_right_column_sentence(kinds: tuple) -> None:

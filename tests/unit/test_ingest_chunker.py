@@ -307,3 +307,62 @@ def test_blocks_are_units_of_chunking() -> None:
     assert chunks[0].text.startswith("3.2 Power\nPower sentence number 0")
     # an overlap sentence, never a bare heading, starts the next chunk
     assert all(c.text.startswith("Power sentence number") for c in chunks[1:])
+
+
+# --- tables longer than a chunk --------------------------------------------------------------
+
+
+def test_chunks_inside_a_long_table_begin_with_its_header(tmp_path: Path) -> None:
+    chunks = parse_pdf(pf.make_long_table_pdf(tmp_path / "layout.pdf")).chunks
+    header = pf.LONG_TABLE_HEADER
+    assert len(chunks) >= 3, "the table must be longer than one chunk for this test"
+    first = chunks[0]
+    at = first.text.index(header)
+    header_rects = first.charmap.rects(at, at + len(header))
+    for c in chunks[1:]:
+        assert c.text.startswith(header + "\n"), c.text[:80]
+        # once, or twice where the chunk runs onto a page on which the PDF repeats the header
+        assert c.text.count(header) == 1 + (c.page_end > c.page_start), c.text
+        # the copy is mapped to where the header is printed: a highlight of it is the header's
+        assert c.charmap.rects(0, len(header)) == header_rects
+    rows = [pf.long_table_row(i) for i in range(len(pf.LONG_TABLE_ITEMS))]
+    for row in rows:  # every row whole in some chunk, and a row's highlight is its own line
+        holder = next(c for c in chunks if row in c.text)
+        start = holder.text.index(row)
+        rects = holder.charmap.rects(start, start + len(row))
+        assert len({round(r.y0) for r in rects}) == 1, (row, rects)
+        assert all(r.y0 > header_rects[0].y0 for r in rects) or holder.page_end > 1
+
+
+def _cells_line(cells: list[str], xs: list[float], y: float, block: int) -> Line:
+    words = []
+    for cell, x in zip(cells, xs, strict=True):
+        for w in cell.split():
+            words.append((x, y, x + 6 * len(w), y + 10, w))
+            x += 6 * len(w) + 3
+    return Line(1, block, next(_key), words, words[0][0], y, words[-1][2], y + 10)
+
+
+@pytest.mark.parametrize(
+    ("lines", "header"),
+    [
+        ([["Field", "Start", "Content"]] + [[f"F{i}", str(i), "a value"] for i in range(6)], True),
+        ([[str(100 + i), f"\\def\\x{i}{{y}}"] for i in range(6)], False),  # numbered listing
+        ([[f"{i} Chapter title", str(3 * i)] for i in range(1, 7)], False),  # contents
+        ([["\\qed,", "4"], ["\\quad,", "13"], ["\\qquad,", "13"], ["\\sup,", "20"]], False),
+    ],
+    ids=["record-layout", "numbered-code", "contents", "index"],
+)
+def test_only_a_table_with_a_header_line_gets_one(lines: list[list[str]], header: bool) -> None:
+    from app.ingest.table_rows import find_tables
+
+    xs = [72.0, 180.0, 300.0]
+    seg = build_segment(
+        "S",
+        [_cells_line(cells, xs[: len(cells)], 100.0 + 14 * i, i) for i, cells in enumerate(lines)],
+    )
+    tables = find_tables(seg.rows, seg.text)
+    if header:
+        assert [seg.text[t.header_start : t.header_end] for t in tables] == ["Field Start Content"]
+    else:
+        assert tables == []
