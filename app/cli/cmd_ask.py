@@ -138,7 +138,8 @@ def _write_support(out: Any, answer: Answer) -> None:
         out.write("\nClosest passages:\n")
     for c in support.closest:
         section = f", {c.section}" if c.section else ""
-        out.write(safe_line(f'  {Path(c.file).name}, p. {c.page}{section}: "{c.quote}"') + "\n")
+        quote = " ".join(c.quote.split())  # a table's rows or a list: one line here
+        out.write(safe_line(f'  {Path(c.file).name}, p. {c.page}{section}: "{quote}"') + "\n")
 
 
 def _ask_interactive(
@@ -174,7 +175,9 @@ def _ask_interactive(
         name = safe_line(Path(c.file).name)
         out.write(f'[{c.n}] {name}, p. {c.page}{section}: "{safe_line(c.quote)}"\n')
     v = answer.validation
-    line = f"\n{v.status}: {len(answer.citations)} citation(s) verified"
+    # A refusal is its own status ("not answered"), never GREEN or YELLOW.
+    status = "NOT ANSWERED" if answer.kind == "refusal" else v.status
+    line = f"\n{status}: {len(answer.citations)} citation(s) verified"
     if v.dropped:
         reasons = ", ".join(sorted({d.reason for d in v.dropped}))
         line += f", {len(v.dropped)} dropped ({reasons})"

@@ -136,6 +136,16 @@ def test_cli_refusal_names_the_absent_concept_and_lists_closest_passages(
     )
     assert obj["timings_ms"]["generate"] == 0  # refused before any generation
 
+    # Printed for a person: a status of its own, and each closest passage on one line.
+    from app.cli.main import main
+
+    assert main(["ask", "--library", str(lib.settings.library), "Who painted the Mona Lisa?"]) == 0
+    out = capsys.readouterr().out
+    assert "\nNOT ANSWERED: 0 citation(s) verified; refusal" in out
+    assert "YELLOW" not in out and "GREEN" not in out
+    passages = out.split("Closest passages:\n", 1)[1].splitlines()
+    assert len(passages) == len(closest) and all(p.startswith("  ") for p in passages)
+
 
 def test_streaming_delivers_answer_text_only(service: AskService) -> None:
     pieces: list[str] = []
