@@ -29,7 +29,6 @@ from app.services.answers import refusal
 from app.validation.answer_checks import contradiction, restates
 from app.validation.closest import closest_passages
 from app.validation.support import (
-    REFUSE_MAX_SCORE,
     Concept,
     Evidence,
     SupportCheck,
@@ -218,7 +217,7 @@ def apply(answer: Answer, result: SupportCheck, pairs: Sequence[tuple[Source, Ch
         support.closest = closest_passages(answer.question, pairs)
         answer.validation = v.model_copy(update={"support": support})
         return answer
-    if not answer.citations or result.score < REFUSE_MAX_SCORE or result.contradictions:
+    if not answer.citations or result.refuses:
         why = result.reasons[0] if result.reasons else "the cited passages don't answer it."
         text = f"{NOT_ANSWERED}: {why[0].lower()}{why[1:]}"
         support.closest = closest_passages(answer.question, pairs)

@@ -310,3 +310,35 @@ def test_german_how_phrases_are_asking_words() -> None:
 def test_a_reference_marker_is_no_number() -> None:
     assert not type_present("number", "[3] G. Ke et al. LightGBM: a gradient boosting tree.")
     assert type_present("number", "It used 500 trees [3].")
+
+
+# --- refusal: a near miss is not YELLOW ------------------------------------------------------
+def test_a_near_miss_missing_its_rarest_concept_is_refused() -> None:
+    q = "How do I number theorems and lemmas with the amsthm package?"
+    df = {"amsthm": 2, "package": 40, "theorems": 3, "lemmas": 0, "number": 30}
+    concepts = key_concepts(q, df=df, n_chunks=100)
+    near = assess(
+        q,
+        ["For documentation of the amsthm package see the AMS website."],
+        concepts=concepts,
+        similarity=0.48,
+    )
+    assert near.key_missing and near.refuses
+    good = assess(
+        q,
+        ["In amsthm, theorems and lemmas share one counter when numbered together."],
+        concepts=concepts,
+        similarity=0.7,
+    )
+    assert not good.refuses and good.answers
+
+
+def test_a_number_question_without_any_number_and_little_cover_is_refused() -> None:
+    q = "Wie hoch ist der staatliche Zuschuss für eine Wärmepumpe?"
+    ev = ["Eine Wärmepumpe erhöht den Strombedarf erheblich."]
+    s = assess(q, ev, similarity=0.58)
+    assert not s.type_found and not s.key_missing and s.refuses
+    s = assess(
+        q, ["Der staatliche Zuschuss für eine Wärmepumpe beträgt 30 Prozent."], similarity=0.7
+    )
+    assert s.type_found and not s.refuses
