@@ -219,6 +219,7 @@ def summarize(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict[str, Any]:
         "dropped_total": sum(dropped.values()),
         "refusal_rate": refusal,
         "verdicts": verdicts,
+        "split": split_figures(outcomes),
         "kinds": _shares(Counter(o.kind for o in asked if o.kind), ANSWER_KINDS, len(asked)),
         "validation": _shares(Counter(o.status for o in asked if o.status), STATUSES, len(asked)),
         "latency_ms": latency,
@@ -252,6 +253,30 @@ def verdict_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "right_page_all": _share(sum(on_gold(o) for o in answerable), len(answerable)),
         "green_unanswerable": sum(not o.answerable for o in green),
     }
+
+
+def held_out(qid: str) -> bool:
+    """Even-numbered ids are held out: verdict thresholds are tuned on the odd ones only."""
+    digits = "".join(ch for ch in qid if ch.isdigit())
+    return bool(digits) and int(digits) % 2 == 0
+
+
+def split_figures(outcomes: Sequence[Outcome]) -> dict[str, dict[str, Any]]:
+    """The verdict and refusal figures of the tuning half (odd ids) and the held-out half
+    (even ids), so a threshold fitted to one half shows whether it holds on the other."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, half in (("tune", False), ("held_out", True)):
+        part = [o for o in outcomes if held_out(o.id) == half and o.asked]
+        un, ans = [o for o in part if not o.answerable], [o for o in part if o.answerable]
+        answered = [o for o in ans if not o.refused]
+        out[name] = {
+            **verdict_figures(part),
+            "refused_unanswerable": _share(sum(o.refused for o in un), len(un)),
+            "refused_answerable": _share(sum(o.refused for o in ans), len(ans)),
+            "right_page": _share(sum(on_gold(o) for o in answered), len(answered)),
+            "questions": len(part),
+        }
+    return out
 
 
 def _pct(x: float | None) -> str:
@@ -297,6 +322,17 @@ def format_table(summary: Mapping[str, Any]) -> str:
             f"{_pct(vd['green_coverage'])}",
             f"  evidence page cited   {_pct(vd['right_page_all'])} of answerable asked "
             "(refusals count as misses)",
+            *(
+                f"  {name:<21} GREEN precision {_pct(f['green_precision'])} "
+                f"coverage {_pct(f['green_coverage'])}  refused unanswerable "
+                f"{_pct(f['refused_unanswerable'])} answerable {_pct(f['refused_answerable'])}  "
+                f"right-page {_pct(f['right_page'])}  ({f['questions']} questions)"
+                for name, f in (
+                    ("tune half (odd ids)", summary["split"]["tune"]),
+                    ("held out (even ids)", summary["split"]["held_out"]),
+                )
+                if "split" in summary
+            ),
             f"  dropped before validation: {summary['dropped_total']}"
             + (
                 " (" + ", ".join(f"{k} {v}" for k, v in summary["dropped"].items()) + ")"

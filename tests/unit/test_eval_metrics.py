@@ -200,3 +200,17 @@ def test_verdict_figures_green_precision_and_coverage() -> None:
     assert v["green_coverage"] == 0.25  # 1 GREEN on the evidence page of 4 answerable
     assert v["right_page_all"] == 0.5  # refusals count as misses
     assert "GREEN precision" in format_table(summarize(outcomes, ks=(5,)))
+
+
+def test_split_figures_hold_out_the_even_ids() -> None:
+    outcomes = [
+        _outcome("q1", True, "GREEN", True),
+        _outcome("q3", False, "GREEN", False),
+        _outcome("q2", True, "GREEN", True),
+        _outcome("q4", False, "YELLOW", False, kind="refusal"),
+    ]
+    split = summarize(outcomes, ks=(5,))["split"]
+    assert split["tune"]["green_precision"] == 0.5 and split["tune"]["refused_unanswerable"] == 0
+    assert split["held_out"]["green_precision"] == 1.0
+    assert split["held_out"]["refused_unanswerable"] == 1.0
+    assert "held out (even ids)" in format_table(summarize(outcomes, ks=(5,)))
