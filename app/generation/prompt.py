@@ -29,6 +29,7 @@ from app.generation.grammar import CITATIONS_FIRST, GrammarSpec, build_grammar
 logger = logging.getLogger(__name__)
 
 SENTENCE_MAX_CHARS = 300
+TABLE_RUN = 3  # this many short lines in a row are a table or a list, not headings
 MAX_CANDIDATES = 16  # sentences embedded per question (~0.1-0.2 s on two idle cores)
 Similarity = Callable[[str, list[str]], Sequence[float]]
 DEFAULT_BUDGET_CHARS = 1100  # ~275 tokens of source text (about 4 characters per token)
@@ -89,6 +90,13 @@ class ShownSentence:
     score: float = 0.0
     coverage: float = 0.0  # share of the question's (idf-weighted) terms this sentence has
     similarity: float | None = None  # cosine similarity to the question, when computed
+    # For a table row: the table's first lines (caption, header), which say what its cells
+    # mean. Scored with the row (words and similarity), never quoted with it.
+    context: tuple[str, ...] = ()
+
+    @property
+    def scored_text(self) -> str:
+        return " ".join((*self.context, self.text))
 
 
 @dataclass
@@ -142,20 +150,57 @@ def _is_heading(line: str) -> bool:
 
 
 def _split(source: Source) -> list[ShownSentence]:
-    """Sentences of a source, line by line; heading lines are left out (the header names
-    the section), so a quote never starts with a glued-on heading."""
+    """Sentences of a source, line by line. Heading lines are left out (the header names the
+    section), so a quote never starts with a glued-on heading; but a run of ``TABLE_RUN`` or
+    more short lines with figures is a table, and each of its lines is a candidate, a row scored
+    together with the run's first two lines (its caption and header): "Kingsmere River Lodden
+    41.0 1974 33.0" answers a question about capacity only under "Capacity (Ml/d)"."""
     out: list[ShownSentence] = []
-    text = source.text
+    lines = source.text.split("\n")
+    short = [bool(line.strip()) and _is_heading(line) for line in lines]
+    context = _table_context(lines, short)
     offset = 0
     i = 0
-    for line in text.split("\n"):
-        if not _is_heading(line):
-            for s, e in sentence_spans(line, max_chars=SENTENCE_MAX_CHARS):
-                body = collapse_ws(line[s:e])
-                if len(body) >= 2:
-                    out.append(ShownSentence(source.n, i, offset + s, offset + e, body))
-                    i += 1
+    for n, line in enumerate(lines):
+        if not short[n]:
+            spans = sentence_spans(line, max_chars=SENTENCE_MAX_CHARS)
+        elif context[n] is not None:
+            spans = [(len(line) - len(line.lstrip()), len(line.rstrip()))]
+        else:
+            spans = []
+        for s, e in spans:
+            body = collapse_ws(line[s:e])
+            if len(body) >= 2:
+                out.append(
+                    ShownSentence(
+                        source.n, i, offset + s, offset + e, body, context=context[n] or ()
+                    )
+                )
+                i += 1
         offset += len(line) + 1
+    return out
+
+
+def _table_context(lines: list[str], short: list[bool]) -> list[tuple[str, ...] | None]:
+    """For each line of a run of ``TABLE_RUN``+ short lines, two or more of them with figures
+    (a table; a title, subtitle and first heading are not one), its run's caption/header text
+    (none for the first line itself); None for every other line."""
+    out: list[tuple[str, ...] | None] = [None] * len(lines)
+    i = 0
+    while i < len(lines):
+        if not short[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and short[j]:
+            j += 1
+        if j - i >= TABLE_RUN and sum(any(c.isdigit() for c in x) for x in lines[i:j]) >= 2:
+            head = tuple(collapse_ws(x) for x in lines[i : i + 2])
+            out[i] = ()
+            out[i + 1] = head[:1]
+            for k in range(i + 2, j):
+                out[k] = head
+        i = j
     return out
 
 
@@ -190,7 +235,7 @@ def select_sentences(
     df: dict[str, int] = {}
     sent_terms: dict[tuple[int, int], set[str]] = {}
     for x in all_sents:
-        ts = set(terms(x.text, lang))
+        ts = set(terms(x.scored_text, lang))
         sent_terms[(x.source, x.index)] = ts
         for t in ts & q_terms:
             df[t] = df.get(t, 0) + 1
@@ -254,7 +299,7 @@ def _select_semantic(
     budget_chars: int,
 ) -> list[ShownSource]:
     pool = sorted(all_sents, key=lambda x: (-x.score, x.source, x.index))[:MAX_CANDIDATES]
-    sims = similarity(question, [x.text for x in pool])
+    sims = similarity(question, [x.scored_text for x in pool])
     for x, sim in zip(pool, sims, strict=True):
         x.similarity = float(sim)
         x.score = float(sim) + 0.5 * x.coverage
@@ -310,7 +355,8 @@ def quote_field(text: str) -> str:
 
 
 def format_sources(shown: Sequence[ShownSource]) -> str:
-    """Render shown sources as ``[n] file, p. X, section`` headers with their sentences.
+    """Render shown sources as ``[n] file, p. X, section`` headers with their sentences; a
+    table row follows a ``(table: caption header)`` line, which says what its cells are.
 
     Everything taken from the document passes through :func:`quote_field`.
     """
@@ -319,7 +365,12 @@ def format_sources(shown: Sequence[ShownSource]) -> str:
         head = f"[{s.source.n}] {_file_label(s.source)}, {_page_label(s.source)}"
         if s.source.section:
             head += f", {quote_field(s.source.section)}"
-        lines = [head] + [quote_field(x.text) for x in s.sentences]
+        lines = [head]
+        for x in s.sentences:
+            unseen = [quote_field(c) for c in x.context if quote_field(c) not in lines]
+            if unseen and f"(table: {' '.join(unseen)})" not in lines:
+                lines.append(f"(table: {' '.join(unseen)})")  # read, never quoted
+            lines.append(quote_field(x.text))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 

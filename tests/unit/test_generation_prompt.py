@@ -127,3 +127,52 @@ def test_support_share_counts_words_from_the_evidence() -> None:
     assert support_share("A warning symbol blinks in percent [1].", ev) == 0.0
     assert 0.0 < support_share("The display shows a warning [1].", ev) < 1.0
     assert support_share("[1]", ev) == 0.0
+
+
+REPORT_PAGE = (
+    "3 Our treatment works\n"
+    "We treat water at six works. River water is screened and filtered.\n"
+    "Table 2: Treatment works, capacity and output\n"
+    "Treatment works Source Capacity (Ml/d) Commissioned\n"
+    "Kingsmere River Lodden 41.0 1974\n"
+    "Fellside Boreholes 12.5 1988\n"
+    "Ashgrove River Test 22.0 1969\n"
+    "Whitley Bridge, our newest works, was built in 2021."
+)
+
+
+def test_table_rows_are_candidates_scored_under_their_header() -> None:
+    """A row is a short line without a full stop, like a heading, but a run of such lines with
+    figures is a table: each row can be quoted, and is scored with the caption and header."""
+    seen: list[str] = []
+
+    def similarity(question: str, texts: list[str]) -> list[float]:
+        seen.extend(texts)
+        return [0.8 if "Capacity" in t and "Kingsmere" in t else 0.1 for t in texts]
+
+    q = "What is the daily capacity of the Kingsmere works?"
+    bundle = build_prompt(q, [_source(1, REPORT_PAGE)], ranked_evidence=True, similarity=similarity)
+    assert bundle.spec.evidence == ((1, "Kingsmere River Lodden 41.0 1974"),)
+    row = next(x for x in bundle.source_sentences[1] if x.text.startswith("Kingsmere"))
+    assert row.context == (
+        "Table 2: Treatment works, capacity and output",
+        "Treatment works Source Capacity (Ml/d) Commissioned",
+    )
+    assert row.scored_text in seen
+    # the model reads the caption and header once (as a note it cannot quote, unless shown)
+    user = bundle.messages[-1]["content"]
+    assert user.count("Table 2: Treatment works") == 1 and user.count("Capacity (Ml/d)") == 1
+    assert "(table:" not in "".join(t for xs in bundle.spec.quotes.values() for t in xs)
+    # the section heading before the prose is still no candidate
+    assert all(x.text != "3 Our treatment works" for x in bundle.source_sentences[1])
+
+
+def test_a_title_block_is_no_table() -> None:
+    text = (
+        "Solarstrom vom eigenen Dach\nEin Leitfaden für Hausbesitzer\n"
+        "1 Warum sich eine Solaranlage lohnt\n"
+        "Eine Photovoltaikanlage wandelt Sonnenlicht direkt in elektrischen Strom um."
+    )
+    bundle = build_prompt("Was macht eine Photovoltaikanlage?", [_source(1, text)])
+    shown = [x.text for xs in bundle.source_sentences.values() for x in xs]
+    assert shown == ["Eine Photovoltaikanlage wandelt Sonnenlicht direkt in elektrischen Strom um."]
