@@ -181,10 +181,22 @@ def _split(source: Source) -> list[ShownSentence]:
     return out
 
 
+def _row_like(line: str) -> bool:
+    """A table row: three or more cells' worth of tokens, a word among them and a figure
+    ("Kingsmere River Lodden 41.0 1974"); not a formula ("2 + 1 √") or code (``\\cfrac``)."""
+    tokens = line.split()
+    return (
+        len(tokens) >= 3
+        and any(sum(c.isalpha() for c in t) >= 3 for t in tokens)
+        and any(c.isdigit() for c in line)
+        and not any(t.startswith("\\") for t in tokens)
+    )
+
+
 def _table_context(lines: list[str], short: list[bool]) -> list[tuple[str, ...] | None]:
-    """For each line of a run of ``TABLE_RUN``+ short lines, two or more of them with figures
-    (a table; a title, subtitle and first heading are not one), its run's caption/header text
-    (none for the first line itself); None for every other line."""
+    """For each row of a table (a run of ``TABLE_RUN``+ short lines, two or more of them rows;
+    a title, subtitle and first heading or a displayed formula are no table), the run's first
+    two lines (caption, header); None for every other line."""
     out: list[tuple[str, ...] | None] = [None] * len(lines)
     i = 0
     while i < len(lines):
@@ -194,12 +206,11 @@ def _table_context(lines: list[str], short: list[bool]) -> list[tuple[str, ...] 
         j = i
         while j < len(lines) and short[j]:
             j += 1
-        if j - i >= TABLE_RUN and sum(any(c.isdigit() for c in x) for x in lines[i:j]) >= 2:
+        rows = [k for k in range(i, j) if _row_like(lines[k])]
+        if j - i >= TABLE_RUN and len(rows) >= 2:
             head = tuple(collapse_ws(x) for x in lines[i : i + 2])
-            out[i] = ()
-            out[i + 1] = head[:1]
-            for k in range(i + 2, j):
-                out[k] = head
+            for k in rows:
+                out[k] = tuple(h for h in head[: k - i] if h)
         i = j
     return out
 

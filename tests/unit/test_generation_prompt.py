@@ -176,3 +176,17 @@ def test_a_title_block_is_no_table() -> None:
     bundle = build_prompt("Was macht eine Photovoltaikanlage?", [_source(1, text)])
     shown = [x.text for xs in bundle.source_sentences.values() for x in xs]
     assert shown == ["Eine Photovoltaikanlage wandelt Sonnenlicht direkt in elektrischen Strom um."]
+
+
+def test_a_displayed_formula_is_no_table() -> None:
+    """Short lines with figures that are not rows: a continued fraction as MuPDF reads it."""
+    text = (
+        "Continued fractions\nThe continued fraction\n(4.6) 1 \u221a\n2 + 1 \u221a\n2 + 1 \u221a\n"
+        "\\cfrac{1}{\\sqrt{2}+\n"
+        "Left or right placement of any of the numerators is accomplished by using \\cfrac[l]."
+    )
+    bundle = build_prompt("How do I place numerators flush left?", [_source(1, text)])
+    shown = [x.text for xs in bundle.source_sentences.values() for x in xs]
+    assert shown == [
+        "Left or right placement of any of the numerators is accomplished by using \\cfrac[l]."
+    ]
