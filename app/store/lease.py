@@ -12,7 +12,8 @@ refuse, with a message saying who holds the library and until when.
 The lease is a series of small JSON objects beside the tables, ``_footnote_lease/<n>.json``:
 grant n+1 is taken by creating its object with put-if-not-exists (``If-None-Match: *`` on
 S3; the same primitive on GCS and Azure), which the object store grants to exactly one of
-any number of racing writers. The holder rewrites its own grant to renew it (every
+any number of racing writers; the winner reads its grant back after a moment, so a store
+whose create is not atomic (the moto test server) still ends with one writer. The holder rewrites its own grant to renew it (every
 ``ttl / 3``) and to release it at exit. A writer killed with -9 stops renewing: its grant
 expires after ``ttl``, or at once when the next writer runs on the same host and sees the
 holder's process is gone. A holder that could not renew for a whole ``ttl`` (a stall, a
@@ -44,6 +45,8 @@ logger = logging.getLogger(__name__)
 
 PREFIX = "_footnote_lease"
 DEFAULT_TTL_S = 60.0
+# How long a new grant settles before it is read back (see Lease._acquire).
+SETTLE_S = 0.2
 
 
 def _pid_alive(pid: int) -> bool:
@@ -247,6 +250,14 @@ class Lease:
             logger.info(
                 "writer lease %d on %s not granted: %s", epoch, self._where, type(exc).__name__
             )
+            return False
+        # Read the grant back after a moment: a store whose create-if-absent is not atomic
+        # (the moto S3 test server, under concurrent requests, let two of four racing writers
+        # both create the same grant) keeps only the last write, so exactly one writer finds
+        # its own holder id there. The others lose as if the create had failed.
+        time.sleep(SETTLE_S)
+        if (self._read(epoch) or {}).get("holder") != self.holder:
+            logger.info("writer lease %d on %s went to another writer", epoch, self._where)
             return False
         self._epoch = epoch
         self._held, self._lost = True, False
