@@ -167,26 +167,28 @@ def test_table_rows_are_candidates_scored_under_their_header() -> None:
     assert all(x.text != "3 Our treatment works" for x in bundle.source_sentences[1])
 
 
-def test_a_title_block_is_no_table() -> None:
-    text = (
-        "Solarstrom vom eigenen Dach\nEin Leitfaden für Hausbesitzer\n"
-        "1 Warum sich eine Solaranlage lohnt\n"
-        "Eine Photovoltaikanlage wandelt Sonnenlicht direkt in elektrischen Strom um."
-    )
-    bundle = build_prompt("Was macht eine Photovoltaikanlage?", [_source(1, text)])
-    shown = [x.text for xs in bundle.source_sentences.values() for x in xs]
-    assert shown == ["Eine Photovoltaikanlage wandelt Sonnenlicht direkt in elektrischen Strom um."]
+TITLE_BLOCK = (
+    "Solarstrom vom eigenen Dach\nEin Leitfaden für Hausbesitzer\n"
+    "1 Warum sich eine Solaranlage lohnt\n"
+    "Eine Photovoltaikanlage wandelt Sonnenlicht direkt in elektrischen Strom um."
+)
+FORMULA = (  # a continued fraction as MuPDF reads it
+    "Continued fractions\nThe continued fraction\n(4.6) 1 \u221a\n2 + 1 \u221a\n2 + 1 \u221a\n"
+    "\\cfrac{1}{\\sqrt{2}+\n"
+    "Left or right placement of any of the numerators is accomplished by using \\cfrac[l]."
+)
 
 
-def test_a_displayed_formula_is_no_table() -> None:
-    """Short lines with figures that are not rows: a continued fraction as MuPDF reads it."""
-    text = (
-        "Continued fractions\nThe continued fraction\n(4.6) 1 \u221a\n2 + 1 \u221a\n2 + 1 \u221a\n"
-        "\\cfrac{1}{\\sqrt{2}+\n"
-        "Left or right placement of any of the numerators is accomplished by using \\cfrac[l]."
-    )
-    bundle = build_prompt("How do I place numerators flush left?", [_source(1, text)])
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [
+        (TITLE_BLOCK, "Was macht eine Photovoltaikanlage?"),
+        (FORMULA, "How do I place numerators flush left?"),
+    ],
+    ids=["title-block", "displayed-formula"],
+)
+def test_short_lines_that_are_no_table_stay_out(text: str, question: str) -> None:
+    """Short lines with a figure or two that are no table rows are no candidates either."""
+    bundle = build_prompt(question, [_source(1, text)])
     shown = [x.text for xs in bundle.source_sentences.values() for x in xs]
-    assert shown == [
-        "Left or right placement of any of the numerators is accomplished by using \\cfrac[l]."
-    ]
+    assert shown == [text.rsplit("\n", 1)[1]]
