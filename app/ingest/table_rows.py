@@ -35,50 +35,51 @@ class Table:
     end: int
 
 
-def _visual_lines(rows: np.ndarray) -> list[np.ndarray]:
-    """Word rows grouped into visual lines (same page, overlapping heights), in text order."""
-    lines: list[np.ndarray] = []
-    begin = 0
-    for i in range(1, len(rows) + 1):
-        if i < len(rows):
-            a, b = rows[i - 1], rows[i]
-            mid_a, mid_b = (a[4] + a[6]) / 2, (b[4] + b[6]) / 2
-            height = max(a[6] - a[4], b[6] - b[4], 1.0)
-            if b[2] == a[2] and abs(mid_b - mid_a) < 0.5 * height and b[3] >= a[3]:
-                continue
-        lines.append(rows[begin:i])
-        begin = i
-    return lines
+def _lines_and_cells(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each word row: its visual line number, and whether it starts a cell. Vectorised:
+    this runs over every word of every page at ingestion (~10 ms per 500 pages).
 
-
-def _cells(line: np.ndarray, text: str) -> list[tuple[float, list[str]]]:
-    """(x where the cell starts, its words) for each cell of a visual line, left to right."""
-    order = np.argsort(line[:, 3], kind="stable")
-    x0, x1 = line[order, 3], line[order, 5]
-    height = float(np.median(line[:, 6] - line[:, 4]))
-    gap = max(MIN_GAP, GAP * height)
-    cells: list[tuple[float, list[str]]] = []
-    for k, i in enumerate(order):
-        word = text[int(line[i, 0]) : int(line[i, 1])]
-        if k == 0 or x0[k] - x1[k - 1] > gap:
-            cells.append((float(x0[k]), [word]))
-        else:
-            cells[-1][1].append(word)
-    return cells
-
-
-def _reads_like_header(cells: list[tuple[float, list[str]]]) -> bool:
-    words = [w for _, ws in cells for w in ws]
-    first = cells[0][1][0] if cells and cells[0][1] else ""
-    return (
-        first[:1].isalpha()
-        and all(len(ws) <= MAX_HEADER_CELL_WORDS for _, ws in cells)
-        and not any(w.startswith("\\") for w in words)
+    A new visual line starts on a new page, at a baseline that moves by half a word height, or
+    when x goes back; a new cell at a gap of ``GAP`` word heights (``MIN_GAP`` points at least).
+    """
+    n = len(rows)
+    mid = (rows[:, 4] + rows[:, 6]) / 2
+    height = np.maximum(rows[:, 6] - rows[:, 4], 1.0)
+    new_line = np.ones(n, dtype=bool)
+    new_line[1:] = (
+        (rows[1:, 2] != rows[:-1, 2])
+        | (np.abs(mid[1:] - mid[:-1]) >= 0.5 * np.maximum(height[1:], height[:-1]))
+        | (rows[1:, 3] < rows[:-1, 3])
     )
+    gap = np.zeros(n)
+    gap[1:] = rows[1:, 3] - rows[:-1, 5]
+    cell = new_line | (gap > np.maximum(MIN_GAP, GAP * height))
+    return np.cumsum(new_line) - 1, cell
 
 
 def _matches(x: float, columns: list[float]) -> bool:
     return any(abs(x - c) <= ALIGN for c in columns)
+
+
+def _header_cells(rows: np.ndarray, cell: np.ndarray, text: str) -> list[list[str]]:
+    cells: list[list[str]] = []
+    for r, starts in zip(rows, cell, strict=True):
+        word = text[int(r[0]) : int(r[1])]
+        if starts or not cells:
+            cells.append([word])
+        else:
+            cells[-1].append(word)
+    return cells
+
+
+def _reads_like_header(cells: list[list[str]]) -> bool:
+    words = [w for ws in cells for w in ws]
+    first = cells[0][0] if cells and cells[0] else ""
+    return (
+        first[:1].isalpha()
+        and all(len(ws) <= MAX_HEADER_CELL_WORDS for ws in cells)
+        and not any(w.startswith("\\") for w in words)
+    )
 
 
 def find_tables(rows: np.ndarray, text: str) -> list[Table]:
@@ -86,18 +87,20 @@ def find_tables(rows: np.ndarray, text: str) -> list[Table]:
     x1, y1, key), that have a header line."""
     if len(rows) == 0:
         return []
-    lines = _visual_lines(rows)
-    cells = [_cells(line, text) for line in lines]
-    starts = [[x for x, _ in c] for c in cells]
+    line_of, cell = _lines_and_cells(rows)
+    bounds = np.flatnonzero(np.r_[True, line_of[1:] != line_of[:-1], True])
+    cell_idx = np.flatnonzero(cell)
+    per_line = np.split(rows[cell_idx, 3], np.searchsorted(cell_idx, bounds[1:-1]))
+    starts = [xs.tolist() for xs in per_line]
     tables: list[Table] = []
-    i = 0
-    while i < len(lines):
+    i, n_lines = 0, len(starts)
+    while i < n_lines:
         if len(starts[i]) < 2:
             i += 1
             continue
         columns = list(starts[i])
         j, celled = i + 1, 1
-        while j < len(lines):
+        while j < n_lines:
             s = starts[j]
             hits = sum(_matches(x, columns) for x in s)
             if hits == len(s) or (len(s) >= 2 and hits >= 2):
@@ -106,9 +109,9 @@ def find_tables(rows: np.ndarray, text: str) -> list[Table]:
                 j += 1
             else:
                 break
-        if celled >= MIN_ROWS and _reads_like_header(cells[i]):
-            head = lines[i]
-            tables.append(Table(int(head[0, 0]), int(head[-1, 1]), int(lines[j - 1][-1, 1])))
+        a, b = bounds[i], bounds[i + 1]
+        if celled >= MIN_ROWS and _reads_like_header(_header_cells(rows[a:b], cell[a:b], text)):
+            tables.append(Table(int(rows[a, 0]), int(rows[b - 1, 1]), int(rows[bounds[j] - 1, 1])))
             i = j
         else:
             i += 1
