@@ -685,3 +685,27 @@ def make_long_table_pdf(path: Path | str) -> Path:
     flow.table(LONG_TABLE_HEADER.split(), rows, [80, 80, 315], report.CELL)
     save(doc, str(path))
     return path
+
+
+RECORD_HEADER = ["Field", "Start", "Length", "Content"]
+RECORD_ROWS = [
+    ["RECTYPE", "1", "2", "Record type, always 07"],
+    ["EMPREF", "3", "9", "Employer reference number"],
+    ["PERIOD", "12", "6", "Tax month as YYYYMM"],
+    ["GROSSPAY", "18", "11", "Gross pay in pence"],
+    ["TAXDUE", "29", "11", "Income tax deducted in pence"],
+]
+
+
+def make_column_wise_table_pdf(path: Path | str, rows: list[list[str]] | None = None) -> Path:
+    """A record layout whose table is drawn column by column (MuPDF: one block per column)."""
+    path = Path(path)
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "Monthly return file: record layout", fontsize=13)
+    page.insert_text((72, 110), "Each record is one line of fixed-width fields.", fontsize=10)
+    for c, x in enumerate((72, 160, 220, 290)):
+        for r, row in enumerate([RECORD_HEADER, *(RECORD_ROWS if rows is None else rows)]):
+            page.insert_text((x, 140 + 14 * r), row[c], fontsize=10)
+    doc.save(path)
+    return path

@@ -12,7 +12,6 @@ import pytest
 
 from app.core.config import Settings
 from app.core.protocols import Embedder
-from app.ingest._mupdf import pymupdf
 from app.services.library import Library
 from app.store import Store
 from tests import pdf_factory as pf
@@ -20,35 +19,13 @@ from tests.bench.corpus_gen import book, generate, paper, report
 
 pytestmark = pytest.mark.integration
 
-HEADER = ["Field", "Start", "Length", "Content"]
-ROWS = [
-    ["RECTYPE", "1", "2", "Record type, always 07"],
-    ["EMPREF", "3", "9", "Employer reference number"],
-    ["PERIOD", "12", "6", "Tax month as YYYYMM"],
-    ["GROSSPAY", "18", "11", "Gross pay in pence"],
-    ["TAXDUE", "29", "11", "Income tax deducted in pence"],
-]
-
-
-def _column_wise_table(path: Path) -> Path:
-    """A record layout whose table is drawn column by column (MuPDF: one block per column)."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((72, 80), "Monthly return file: record layout", fontsize=13)
-    page.insert_text((72, 110), "Each record is one line of fixed-width fields.", fontsize=10)
-    for c, x in enumerate((72, 160, 220, 290)):
-        for r, row in enumerate([HEADER, *ROWS]):
-            page.insert_text((x, 140 + 14 * r), row[c], fontsize=10)
-    doc.save(path)
-    return path
-
 
 @pytest.fixture(scope="module")
 def kinds(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Embedder) -> tuple:
     root = tmp_path_factory.mktemp("kinds")
     corpus = root / "corpus"
     pdfs = [p for p in generate(corpus) if p.name in (paper.FILE, report.FILE, book.FILE)]
-    pdfs.append(_column_wise_table(corpus / "layout.pdf"))
+    pdfs.append(pf.make_column_wise_table_pdf(corpus / "layout.pdf"))
     pdfs.append(pf.make_long_table_pdf(corpus / "long-layout.pdf"))
     library = Library(Settings(library=root / "lib"), embedder=shared_embedder)
     results = library.ingest(pdfs).results
@@ -118,7 +95,7 @@ def test_library_made_without_the_chunk_id_index_gets_it_and_keeps_working(
 ) -> None:
     """A library written by the previous version (no scalar index on chunk_id) is upgraded
     when opened: the index is built, documents, search and chunk fetches work as before."""
-    pdf = _column_wise_table(tmp_path / "layout.pdf")
+    pdf = pf.make_column_wise_table_pdf(tmp_path / "layout.pdf")
     settings = Settings(library=tmp_path / "lib")
     Library(settings, embedder=shared_embedder).ingest([pdf])
     store = Store(tmp_path / "lib")

@@ -6,19 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from app.ingest._mupdf import pymupdf
 from app.ingest.pdf import parse_pdf
 from app.ingest.tables import table_rows
+from tests import pdf_factory as pf
 
 pytestmark = pytest.mark.unit
 
-HEADER = ["Field", "Start", "Length", "Content"]
-ROWS = [
-    ["RECTYPE", "1", "2", "Record type, always 07"],
-    ["EMPREF", "3", "9", "Employer reference number"],
-    ["PERIOD", "12", "6", "Tax month as YYYYMM"],
-    ["GROSSPAY", "18", "11", "Gross pay in pence"],
-]
+HEADER = pf.RECORD_HEADER
+ROWS = pf.RECORD_ROWS[:4]
 
 
 def _words(cells: list[tuple[float, float, str, int, int]]) -> list[tuple]:
@@ -67,14 +62,7 @@ def test_prose_columns_and_row_wise_tables_are_untouched() -> None:
 
 def test_parsed_pdf_keeps_each_table_row_whole(tmp_path: Path) -> None:
     """A real PDF whose table is drawn column by column: every row is one line of a chunk."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((72, 110), "Each record is one line of fixed-width fields.", fontsize=10)
-    for c, x in enumerate((72, 160, 220, 290)):
-        for r, row in enumerate([HEADER, *ROWS]):
-            page.insert_text((x, 140 + 14 * r), row[c], fontsize=10)
-    path = tmp_path / "layout.pdf"
-    doc.save(path)
+    path = pf.make_column_wise_table_pdf(tmp_path / "layout.pdf", ROWS)
     text = "\n".join(c.text for c in parse_pdf(path).chunks)
     assert "Field Start Length Content\nRECTYPE 1 2 Record type, always 07\n" in text
     assert "PERIOD 12 6 Tax month as YYYYMM" in text
