@@ -156,8 +156,13 @@ def bench(repeat: int = 200) -> dict[str, float]:
         t0 = time.perf_counter()
         validate(raw, sources)
         wall.append((time.perf_counter() - t0) * 1000.0)
+    return _latency(wall, cpu0, repeat)
+
+
+def _latency(wall: list[float], cpu0: float, repeat: int) -> dict[str, float]:
+    """Median and p95 wall milliseconds, and mean CPU milliseconds since ``cpu0``, per call."""
     cpu = (time.process_time() - cpu0) * 1000.0 / repeat
-    wall.sort()
+    wall = sorted(wall)
     return {
         "median_ms": round(statistics.median(wall), 2),
         "p95_ms": round(wall[int(0.95 * (len(wall) - 1))], 2),
@@ -191,13 +196,7 @@ def bench_support(repeat: int = 200) -> dict[str, float]:
         )
         closest_passages(question, sources)
         wall.append((time.perf_counter() - t0) * 1000.0)
-    cpu = (time.process_time() - cpu0) * 1000.0 / repeat
-    wall.sort()
-    return {
-        "median_ms": round(statistics.median(wall), 2),
-        "p95_ms": round(wall[int(0.95 * (len(wall) - 1))], 2),
-        "cpu_mean_ms": round(cpu, 2),
-    }
+    return _latency(wall, cpu0, repeat)
 
 
 def main() -> None:
