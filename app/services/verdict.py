@@ -166,7 +166,8 @@ def check(
     sim = _similarity(question, quotes, known_similarity or {}, embed)
     result = assess(
         question,
-        [*quotes, *sections],
+        quotes,
+        context=sections,
         claims=claims,
         similarity=sim,
         concepts=None if concepts is None else concepts.items,

@@ -22,7 +22,8 @@ ASKING_WORDS = frozenset(
     happen happens difference different possible possibly exactly actually really need needs
     needed something anything thing things work works one ones ok okay correct right wrong
     good best better instead rather usually typically generally every several various
-    certain like follows following simply basically viel viele wann wie wo wer
+    certain like follows following simply basically thus hence therefore reason reasons
+    viel viele wann wie wo wer
     welche welcher welches warum gibt""".split()  # noqa: SIM905
 )
 STOPS_EXTRA = QUESTION_FILLER | SOURCE_TALK | ASKING_WORDS

@@ -45,11 +45,14 @@ from app.validation.claims import claim_numbers, source_numbers
 
 logger = logging.getLogger(__name__)
 
-ConceptKind = Literal["command", "number", "name", "term"]
+ConceptKind = Literal["command", "number", "name", "compound", "symbol", "term"]
 WordSimilarity = Callable[[Sequence[str], Sequence[str]], Sequence[Sequence[float]]]
 """(question terms, evidence words) -> cosine similarity matrix, e.g. from the embedder."""
 
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_SYMBOL = re.compile(r"(?<![^\s(\[{'\"\u2018\u201c`,])[!@<>{}|~^_](?=[\s,.;:?!)\]{}'\"\u2019\u201d`]|$)")
+"""A symbol the question names on its own ("the ! and @ column specifiers", "characters like
+< and {"): the evidence must show it on its own too, not inside a word or a \\command."""
 NEIGHBOUR_MIN = 0.62
 """Word-to-word cosine above which an evidence word counts as a paraphrase of a concept
 (MiniLM: "employees"~"staff" 0.68, "price"~"cost" 0.74, "font"~"server" 0.27)."""
@@ -68,6 +71,9 @@ GREEN_MIN_SIMILARITY = 0.5
 0.6 and (when known) a question-to-evidence cosine of 0.5. Tuned on the first 23 answerable
 questions of the manuals set: questions phrased as users would miss many of the evidence's
 words ("written", "rely", "worth"); a stricter coverage made almost every right answer YELLOW."""
+RESTATED_FACTOR = 0.7
+"""A restated question is never GREEN; it costs score, but the quote may still be the
+documents' answer cut short ("The predefined math alphabets are:"), so not a refusal alone."""
 REFUSE_MAX_SCORE = 0.35
 REFUSE_KEY_MISSING = 0.54
 REFUSE_TYPE_MISSING = 0.45
@@ -83,7 +89,7 @@ class Concept:
     """A key concept of the question: what the evidence must be about."""
 
     text: str  # as the person wrote it, for messages
-    kind: ConceptKind
+    kind: ConceptKind  # names, \\commands, compounds and symbols are what a person names
     keys: frozenset[str]  # match keys: stems, joined compound, command name
     weight: float = 1.0
     parts: frozenset[str] = frozenset()  # a hyphenated compound's words: all must occur
@@ -206,25 +212,33 @@ def key_concepts(
         if len(parts) > 1:  # a hyphenated compound: one concept, matched whole
             joined = "".join(parts)
             w = max(weight(p) for p in content)
-            out.setdefault(joined, Concept(raw, "term", frozenset({joined}), w, frozenset(parts)))
+            out.setdefault(
+                joined, Concept(raw, "compound", frozenset({joined}), w, frozenset(parts))
+            )
             continue
         word = content[0]
         is_name = raw[:1].isupper() and (not is_first or raw[1:2].isupper()) and lang == "en"
         kind: ConceptKind = "name" if is_name else "term"
         out.setdefault(word, Concept(raw, kind, _variants(word, lang), weight(word)))
+    # symbols weigh as much as the rarest word: the index cannot count them, and a question
+    # that names one is about it
+    top = max((c.weight for c in out.values()), default=1.0)
+    for sym in dict.fromkeys(m.group() for m in _SYMBOL.finditer(COMMAND.sub(" ", question))):
+        out.setdefault(sym, Concept(sym, "symbol", frozenset({sym}), top))
     return sorted(out.values(), key=lambda c: -c.weight)
 
 
 def absent_concepts(concepts: Sequence[Concept], df: Mapping[str, int]) -> list[Concept]:
     """Concepts that no chunk of the library contains (by the full-text index's counts).
 
-    Numbers are never "absent" (a question may ask to compute or compare them), and a
+    Numbers are never "absent" (a question may ask to compute or compare them), nor are
+    symbols (the index does not count them), and a
     concept counts as present when any of its variants is (a compound: when each of its
     parts is, since the index counts words).
     """
     out = []
     for c in concepts:
-        if c.kind == "number":
+        if c.kind in ("number", "symbol"):
             continue
         if c.parts and all(df.get(p, 0) > 0 for p in c.parts):
             continue  # the index splits compounds: "zebra" and "striped" both occur
@@ -234,6 +248,8 @@ def absent_concepts(concepts: Sequence[Concept], df: Mapping[str, int]) -> list[
 
 
 def _matches(c: Concept, ev: Evidence) -> bool:
+    if c.kind == "symbol":
+        return any(m.group() == c.text for m in _SYMBOL.finditer(ev.text))
     for k in c.keys:
         if k in ev.stems or k in ev.joined:
             return True
@@ -285,7 +301,7 @@ def coverage(
                     (x for w, x in zip(cands, row, strict=True) if not _cousin(c, w)),
                     default=0.0,
                 )
-                if c.kind in ("term", "name") and best >= NEIGHBOUR_MIN:
+                if c.kind in ("term", "name", "compound") and best >= NEIGHBOUR_MIN:
                     covered.append(c.text)
                     got += NEIGHBOUR_CREDIT * c.weight
                 else:
@@ -297,9 +313,10 @@ def coverage(
 
 
 def key_missing(concepts: Sequence[Concept], missing: Sequence[str]) -> bool:
-    """Whether a name, \\command or number nearly as rare as the question's rarest concept
-    (KEY_SHARE of its weight) is missing: what a person names must be in the evidence.
-    Plain words may be paraphrased; coverage and similarity weigh those."""
+    """Whether a name, \\command, number, compound or symbol nearly as rare as the question's
+    rarest concept (KEY_SHARE of its weight) is missing: what a person names must be in the
+    evidence ("two-column", "@"). Plain words may be paraphrased; coverage and similarity
+    weigh those."""
     if not concepts or not missing:
         return False
     top = max(c.weight for c in concepts)
@@ -331,16 +348,18 @@ def assess(
     similarity: float | None = None,
     concepts: Sequence[Concept] | None = None,
     similar: WordSimilarity | None = None,
+    context: Sequence[str] = (),
 ) -> SupportCheck:
-    """One support score for ``evidence`` (the cited quotes, section titles) as an answer.
+    """One support score for ``evidence`` (the cited quotes) as an answer.
 
     ``claims`` pairs each answer sentence with the quote it cites (empty for extractive
     answers, whose sentences are the quotes); ``similarity`` is the best cosine of the
     question to the evidence; ``concepts`` may come from :func:`key_concepts` with the
-    library's counts.
+    library's counts; ``context`` (the cited sections' titles) counts for the concepts
+    but not as something the answer says.
     """
     lang = detect_language(" ".join([question, *evidence]))
-    ev = Evidence.of(evidence, lang)
+    ev = Evidence.of([*evidence, *context], lang)
     concepts = list(concepts) if concepts is not None else key_concepts(question, lang=lang)
     cov, covered, missing = coverage(concepts, ev, similar=similar)
     kind = answer_type(question)
@@ -363,7 +382,7 @@ def assess(
     score = W_COVERAGE * cov + W_TYPE * (1.0 if found else 0.0)
     score += W_SIMILARITY * (sim if sim is not None else cov)
     if restated:
-        score *= 0.3
+        score *= RESTATED_FACTOR
     if contras:
         score = min(score, 0.2)
     if sim is not None and sim < 0.2:

@@ -42,7 +42,7 @@ def test_key_concepts_keep_commands_numbers_names_and_compounds() -> None:
         "\\DeclareOption": "command",
         "2.3": "number",
         "ACME": "name",
-        "zebra-striped": "term",
+        "zebra-striped": "compound",
         "rows": "term",
     }
 
@@ -163,7 +163,8 @@ def test_restated_question_supports_nothing() -> None:
         [OPTION_EVIDENCE],
         claims=[("You can declare an option in a class file.", OPTION_EVIDENCE)],
     )
-    assert s.restated and not s.answers and s.score < GREEN_MIN_SCORE
+    assert s.restated and not s.answers  # never GREEN; the quote itself answers: YELLOW
+    assert not s.refuses
     assert "restates the question" in " ".join(s.reasons)
 
 
@@ -171,6 +172,18 @@ def test_evidence_that_only_restates_the_question() -> None:
     q = "How do I declare an option in a class file?"
     s = assess(q, ["How do I declare an option in a class file?"])
     assert s.restated and not s.answers
+
+
+def test_a_quote_that_restates_a_why_question_gives_no_reason() -> None:
+    # seen on clsguide: GREEN for the verdict without the reason; the section title is
+    # context for the concepts, not something the quote says
+    q = "Why is it a bad idea to load another package with the primitive \\input command?"
+    quote = "Thus, for several reasons, using \\input to load packages is not a good idea."
+    s = assess(q, [quote], context=["General style"], similarity=0.82)
+    assert s.restated and not s.answers
+    assert not s.refuses  # the quote may be the documents' answer cut short: YELLOW
+    reason = "Packages loaded with \\input can be loaded more than once, which wastes time."
+    assert not assess(q, [reason], context=["General style"], similarity=0.7).restated
 
 
 # --- contradiction ---------------------------------------------------------------------------
@@ -264,11 +277,44 @@ def test_a_compound_needs_its_whole_form_not_one_part() -> None:
         assert coverage([c], Evidence.of([text]))[1] == ["two-column"], text
 
 
+def test_a_missing_compound_is_a_missing_key_concept() -> None:
+    # seen on longtable: GREEN for a passage about \\multicolumn
+    q = "Can longtable be used in a two-column document?"
+    ev = "The \\multicolumn command may be used in longtable in exactly the same way as for tabular."
+    s = assess(q, [ev], similarity=0.7)
+    assert s.missing == ["two-column"] and s.key_missing and not s.answers
+    good = "longtable now issues an error if started in the scope of \\twocolumn."
+    assert assess(q, [good], similarity=0.7).answers
+
+
+def test_a_symbol_the_question_names_must_be_in_the_evidence() -> None:
+    q = "What is the difference between the ! and @ column specifiers?"
+    assert [(c.text, c.kind) for c in key_concepts(q) if c.kind == "symbol"] == [
+        ("!", "symbol"),
+        ("@", "symbol"),
+    ]
+    # "@" inside a \\command and "!" ending a sentence are not the symbols on their own
+    vague = "Column \\NC@char is already defined! Define a new column specifier instead."
+    s = assess(q, [vague], similarity=0.6)
+    assert s.missing == ["!", "@"] and s.key_missing and not s.answers
+    good = "Unlike @{...}, the !{...} column specifier does not suppress the space between columns."
+    s = assess(q, [good], similarity=0.6)
+    assert not s.missing and s.answers
+    assert absent_concepts(key_concepts(q), {"column": 3, "specifiers": 2}) == []
+
+
+def test_a_lone_sentence_mark_or_a_command_is_no_symbol() -> None:
+    assert [c.kind for c in key_concepts("Hello! What does \\NC@char do?")] == [
+        "command",
+        "term",
+    ]
+
+
 def test_a_compound_matches_an_inflected_joined_form() -> None:
     (c,) = [
         c
         for c in key_concepts("Where does the label go for cross-referencing a table?")
-        if c.kind == "term" and c.parts
+        if c.kind == "compound"
     ]
     ev = Evidence.of(["Use \\label so that you can cross reference longtables with \\ref."])
     assert coverage([c], ev)[1] == ["cross-referencing"]
