@@ -84,6 +84,7 @@ class AskService:
         self.max_tokens = max_tokens
         self._model: ChatModel | None = chat_model
         self._model_lock = threading.Lock()  # guards _model
+        self._cached_embed: tuple[object, verdict.CachedEmbed] | None = None
         self._gen_lock = threading.Lock()  # one generation at a time
 
     # --- model -------------------------------------------------------------------------------
@@ -183,10 +184,16 @@ class AskService:
 
     # --- verdict -------------------------------------------------------------------------------
     def _embed(self) -> verdict.Embed | None:
+        """The library's embedder for the support check, its word vectors kept across
+        questions (for as long as the library keeps that embedder)."""
         embedder = self.library.embedder
         if embedder is None:
             return None
-        return lambda texts: embedder.embed(texts)
+        cached = self._cached_embed
+        if cached is None or cached[0] is not embedder:
+            cached = (embedder, verdict.CachedEmbed(lambda texts: embedder.embed(texts)))
+            self._cached_embed = cached
+        return cached[1]
 
     def _concepts(self, run: AskRun) -> verdict.Concepts:
         """The question's key concepts, weighted by their rarity in the library."""

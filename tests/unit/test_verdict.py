@@ -208,3 +208,24 @@ def test_a_section_number_is_not_evidence_of_a_number() -> None:
     assert verdict.section_title("A.1 Appendix") == "Appendix"
     assert verdict.section_title("2025 report") == "2025 report"
     assert verdict.section_title("3D printing") == "3D printing"
+
+
+def test_cached_embed_embeds_each_word_once_and_forgets_the_oldest() -> None:
+    calls: list[list[str]] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        calls.append(list(texts))
+        return np.array([[float(len(t)), float(ord(t[0]))] for t in texts])
+
+    cached = verdict.CachedEmbed(embed, max_words=3)
+    first = cached(["staff", "people", "a whole question?"])
+    assert first.tolist() == embed(["staff", "people", "a whole question?"]).tolist()
+    calls.clear()
+    again = cached(["people", "staff", "a whole question?", "head"])
+    assert again.tolist() == embed(["people", "staff", "a whole question?", "head"]).tolist()
+    # only what was new went to the embedder: a sentence is never kept, words are
+    assert calls[0] == ["a whole question?", "head"]
+    calls.clear()
+    cached(["office"])  # a fourth word pushes out the least recently used ("people")
+    cached(["people", "head"])
+    assert calls == [["office"], ["people"]]
