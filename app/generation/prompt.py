@@ -170,15 +170,32 @@ def _split(source: Source) -> list[ShownSentence]:
             spans = []
         for s, e in spans:
             body = collapse_ws(line[s:e])
+            end = offset + e
+            if body.endswith(":") and not line[e:].strip():
+                end = _lead_in_end(source.text, end)
+                body = collapse_ws(source.text[offset + s : end])
             if len(body) >= 2:
-                out.append(
-                    ShownSentence(
-                        source.n, i, offset + s, offset + e, body, context=context[n] or ()
-                    )
-                )
+                out.append(ShownSentence(source.n, i, offset + s, end, body, context=context[n] or ()))
                 i += 1
         offset += len(line) + 1
     return out
+
+
+def _lead_in_end(text: str, end: int) -> int:
+    """Where a sentence that ends with a colon ("The predefined math alphabets are:") ends
+    with what it introduces: the following lines up to a blank line, within
+    ``SENTENCE_MAX_CHARS`` more. Alone, such a sentence only restates the question."""
+    new_end = end
+    pos = end + 1  # past the newline
+    while pos < len(text):
+        nl = text.find("\n", pos)
+        stop = len(text) if nl < 0 else nl
+        line = text[pos:stop]
+        if not line.strip() or stop - end > SENTENCE_MAX_CHARS:
+            break
+        new_end = pos + len(line.rstrip())
+        pos = stop + 1
+    return new_end
 
 
 def _row_like(line: str) -> bool:

@@ -192,3 +192,19 @@ def test_short_lines_that_are_no_table_stay_out(text: str, question: str) -> Non
     bundle = build_prompt(question, [_source(1, text)])
     shown = [x.text for xs in bundle.source_sentences.values() for x in xs]
     assert shown == [text.rsplit("\n", 1)[1]]
+
+
+def test_a_sentence_ending_in_a_colon_keeps_what_it_introduces() -> None:
+    from app.validation.locate import ChunkIndex, locate
+
+    text = (
+        "3.1 Math font attributes\nThe predefined math alphabets are:\n"
+        "\\mathnormal default\n\\mathrm roman\n\\mathbf bold\n\nThey affect only letters.\n"
+    )
+    src = _source(1, text)
+    shown = select_sentences("Which math alphabets are predefined?", [src])
+    (lead,) = [x for s in shown for x in s.sentences if x.text.startswith("The predefined")]
+    assert lead.text.endswith("\\mathbf bold")  # the list, up to the blank line
+    assert src.text[lead.start : lead.end].split() == lead.text.split()
+    found = locate(lead.text, ChunkIndex(text))
+    assert found is not None and (found.start, found.end) == (lead.start, lead.end)
