@@ -208,19 +208,15 @@ class AskService:
     ) -> Answer:
         """GREEN only when the evidence covers the question; else YELLOW or a refusal."""
         t0 = time.perf_counter()
-        known = {
-            x.text: x.similarity
-            for xs in bundle.source_sentences.values()
-            for x in xs
-            if x.similarity is not None
-        }
+        shown = [x for xs in bundle.source_sentences.values() for x in xs]
         result = verdict.check(
             run.question,
             answer,
             run.pairs,
             concepts=concepts,
-            known_similarity=known,
+            known_similarity={x.text: x.similarity for x in shown if x.similarity is not None},
             embed=self._embed(),
+            quote_context={x.text: x.context for x in shown if x.context},
         )
         judged = verdict.apply(answer, result, run.pairs)
         run.timings["support"] = round(ms_since(t0), 2)

@@ -21,7 +21,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -187,14 +187,22 @@ def check(
     concepts: Concepts | None,
     known_similarity: dict[str, float] | None = None,
     embed: Embed | None = None,
+    quote_context: Mapping[str, Sequence[str]] | None = None,
 ) -> SupportCheck:
     """The support check of a finished answer's citations against the question; for a
-    refusal, of the closest passages in ``pairs`` (so it can say what they lack)."""
+    refusal, of the closest passages in ``pairs`` (so it can say what they lack).
+
+    ``quote_context`` maps a quote that is a table row to its table's caption and header:
+    "FLD30 301-310 Amount of the broadband allowance" holds "positions" only under
+    "Field Positions Content". Like section titles, context counts for the concepts and
+    is never taken for what the answer says."""
     cited = answer.citations
     if is_refusal(answer):
         cited = closest_passages(question, pairs)
     quotes = [c.quote for c in cited]
     sections = sorted({section_title(c.section) for c in cited} - {""})
+    rows = quote_context or {}
+    sections += list(dict.fromkeys(x for q in quotes for x in rows.get(q, ())))
     claims: list[tuple[str, str]] = []
     if answer.kind == "generated":
         claims = [(answer.answer, " ".join(quotes))]

@@ -156,6 +156,18 @@ def test_unsupported_answer_becomes_a_refusal_with_closest_passages() -> None:
     assert any("head office" in p.quote for p in support.closest)
 
 
+def test_a_quoted_table_row_is_read_under_its_header() -> None:
+    q = "Which positions of the record hold the broadband allowance?"
+    row = "FLD23 231-240 Amount of the broadband allowance claimed in pence"
+    quoted = answer(f"\u201c{row}\u201d [1]", [(1, row)], kind="extractive")
+    alone = verdict.check(q, quoted, concepts=None)
+    assert "positions" in alone.missing
+    header = ("Record layout of the annual return", "Field Positions Description")
+    under = verdict.check(q, quoted, concepts=None, quote_context={row: header})
+    assert "positions" in under.covered and "positions" not in under.missing
+    assert under.score > alone.score and not under.restated
+
+
 def test_contradiction_is_never_green() -> None:
     q = "In which city is the head office?"
     quote = "Its head office is in Hamburg."
