@@ -374,9 +374,11 @@ def assess(
         reasons.append(
             f"The question asks for {TYPE_WORDS[kind]}, and the cited passages have none."
         )
-    restated = bool(claims) and all(restates(s, question, lang) for s, _ in claims)
-    if not claims:
-        restated = bool(evidence) and all(restates(q, question, lang) for q in evidence)
+    # the answer restates the question when its sentences do, or when every quote does: a
+    # sentence's words of its own ("the `%` character") are then not in the evidence either
+    restated = bool(evidence) and all(restates(q, question, lang) for q in evidence)
+    if claims and all(restates(s, question, lang) for s, _ in claims):
+        restated = True
     if restated:
         reasons.append("The answer only restates the question.")
     score = W_COVERAGE * cov + W_TYPE * (1.0 if found else 0.0)

@@ -182,6 +182,9 @@ def test_a_quote_that_restates_a_why_question_gives_no_reason() -> None:
     s = assess(q, [quote], context=["General style"], similarity=0.82)
     assert s.restated and not s.answers
     assert not s.refuses  # the quote may be the documents' answer cut short: YELLOW
+    # the model's own sentence cannot add a reason its quote lacks (seen: "the `%` character")
+    claim = "It is a bad idea to use the primitive `%` character to load packages [2]."
+    assert assess(q, [quote], claims=[(claim, quote)], similarity=0.82).restated
     reason = "Packages loaded with \\input can be loaded more than once, which wastes time."
     assert not assess(q, [reason], context=["General style"], similarity=0.7).restated
 
