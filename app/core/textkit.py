@@ -68,6 +68,20 @@ SOURCE_TALK = frozenset(
 )
 """Words a model uses to talk about its sources ("according to the document")."""
 
+ASKING_WORDS = frozenset(
+    """many much long large big small wide high tall old often far way ways
+    happen happens difference different possible possibly exactly actually really need needs
+    needed something anything thing things work works one ones ok okay correct right wrong
+    good best better instead rather usually typically generally every several various
+    certain like follows following simply basically thus hence therefore reason reasons
+    viel viele wann wie wo wer welche welcher welches warum gibt""".split()  # noqa: SIM905
+)
+"""Words that say what kind of answer is wanted, not what it is about ("how many", "why ...
+for several reasons")."""
+STOPS_EXTRA = QUESTION_FILLER | SOURCE_TALK | ASKING_WORDS
+CITATION_MARKERS = re.compile(r"\[\s*\d+(?:\s*[-,;\u2013]\s*\d+)*\s*\]")
+"""An answer's citation markers: "[3]", "[1, 2]", "[2-4]"."""
+
 
 def tokens(text: str) -> list[str]:
     """The words of ``text`` as written (letters and digits only), in order."""
@@ -155,3 +169,13 @@ def detect_language(text: str, *, default: str = DEFAULT_LANGUAGE) -> str:
     if counts[best] < MIN_LANGUAGE_HITS or counts[best] <= counts.get(default, 0):
         return default
     return best
+
+
+def restates(sentence: str, question: str, lang: str = "en") -> bool:
+    """Whether ``sentence`` says nothing beyond the question: no content word of its own."""
+    own = set(content_stems(CITATION_MARKERS.sub(" ", sentence), lang, extra=STOPS_EXTRA))
+    if not own:
+        return True
+    asked = set(content_stems(question, lang, extra=STOPS_EXTRA))
+    asked |= {stem(w, lang) for w in words(question)}
+    return own <= asked

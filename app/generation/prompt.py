@@ -23,13 +23,18 @@ from functools import lru_cache
 from app.core.models import Source
 from app.core.resources import resources_dir
 from app.core.text import collapse_ws, sentence_spans
-from app.core.textkit import QUESTION_FILLER, content_stems, detect_language
+from app.core.textkit import QUESTION_FILLER, content_stems, detect_language, restates
 from app.generation.grammar import CITATIONS_FIRST, GrammarSpec, build_grammar
 
 logger = logging.getLogger(__name__)
 
 SENTENCE_MAX_CHARS = 300
 TABLE_RUN = 3  # this many short lines in a row are a table or a list, not headings
+RESTATES_PENALTY = 1.0
+"""Score taken off a candidate that only restates the question ("using \\input to load
+packages is not a good idea" for "Why is it a bad idea to load a package with \\input?"):
+it is as similar to the question as a sentence gets, and answers nothing, so it comes after
+every sentence that says something of its own (and is cited only when nothing else is)."""
 MAX_CANDIDATES = 16  # sentences embedded per question (~0.1-0.2 s on two idle cores)
 Similarity = Callable[[str, list[str]], Sequence[float]]
 DEFAULT_BUDGET_CHARS = 1100  # ~275 tokens of source text (about 4 characters per token)
@@ -328,9 +333,12 @@ def _select_semantic(
 ) -> list[ShownSource]:
     pool = sorted(all_sents, key=lambda x: (-x.score, x.source, x.index))[:MAX_CANDIDATES]
     sims = similarity(question, [x.scored_text for x in pool])
+    lang = detect_language(question)
     for x, sim in zip(pool, sims, strict=True):
         x.similarity = float(sim)
         x.score = float(sim) + 0.5 * x.coverage
+        if restates(x.text, question, lang):  # close to the question, but no answer in it
+            x.score -= RESTATES_PENALTY
     chosen: list[ShownSentence] = []
     used = 0
     for x in sorted(pool, key=lambda x: (-x.score, x.source, x.index)):

@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.core.models import Answer, Chunk, Source, Support
+from app.core.textkit import restates
 from app.services.answers import refusal
-from app.validation.answer_checks import contradiction, restates
+from app.validation.answer_checks import contradiction
 from app.validation.closest import closest_passages
 from app.validation.support import (
     Concept,

@@ -11,22 +11,12 @@ import re
 from typing import Literal
 
 from app.core import textkit
-from app.core.textkit import QUESTION_FILLER, SOURCE_TALK
+from app.core.textkit import CITATION_MARKERS as _MARKERS
+from app.core.textkit import STOPS_EXTRA
 from app.validation.claims import claim_numbers, source_numbers
 
 AnswerType = Literal["number", "year", "name", "command", "place", "yes/no", "other"]
 
-# Words that say what kind of answer is wanted, not what it is about.
-ASKING_WORDS = frozenset(
-    """many much long large big small wide high tall old often far way ways
-    happen happens difference different possible possibly exactly actually really need needs
-    needed something anything thing things work works one ones ok okay correct right wrong
-    good best better instead rather usually typically generally every several various
-    certain like follows following simply basically thus hence therefore reason reasons
-    viel viele wann wie wo wer
-    welche welcher welches warum gibt""".split()  # noqa: SIM905
-)
-STOPS_EXTRA = QUESTION_FILLER | SOURCE_TALK | ASKING_WORDS
 
 COMMAND = re.compile(r"\\[A-Za-z@]+\*?")
 TYPE_NOUN = re.compile(
@@ -46,7 +36,6 @@ KIND_OF = re.compile(r"\b(?:kind|sort|type|manner)s?\s+of\b", re.IGNORECASE)
 _OPTION = re.compile(
     r"(?<![\w-])--?[a-z][\w-]*|\{[^{}\s]{1,40}\}|\b\w+(?:_\w+)+\b|\b[a-z]+[A-Z]\w*"
 )
-_MARKERS = re.compile(r"\[\s*\d+(?:\s*[-,;\u2013]\s*\d+)*\s*\]")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _MONTHS = frozenset(
     """january february march april may june july august september october november december
@@ -145,16 +134,6 @@ def type_present(kind: AnswerType, evidence: str) -> bool:
 
 
 # --- restatement and contradiction -----------------------------------------------------------
-def restates(sentence: str, question: str, lang: str = "en") -> bool:
-    """Whether ``sentence`` says nothing beyond the question: no content word of its own."""
-    own = set(textkit.content_stems(_MARKERS.sub(" ", sentence), lang, extra=STOPS_EXTRA))
-    if not own:
-        return True
-    asked = set(textkit.content_stems(question, lang, extra=STOPS_EXTRA))
-    asked |= {textkit.stem(w, lang) for w in textkit.words(question)}
-    return own <= asked
-
-
 def _negated(text: str) -> bool:
     ws = textkit.words(text.replace("n't", " not"))
     if any(w in NEGATIONS for w in ws):

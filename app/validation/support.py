@@ -27,18 +27,16 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from app.core import textkit
-from app.core.textkit import detect_language
+from app.core.textkit import STOPS_EXTRA, detect_language, restates
 from app.validation.answer_checks import (
     COMMAND,
     HOW_MUCH,
     KIND_OF,
-    STOPS_EXTRA,
     TYPE_NOUN,
     TYPE_WORDS,
     AnswerType,
     answer_type,
     contradiction,
-    restates,
     type_present,
 )
 from app.validation.claims import claim_numbers, source_numbers

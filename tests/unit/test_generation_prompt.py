@@ -208,3 +208,18 @@ def test_a_sentence_ending_in_a_colon_keeps_what_it_introduces() -> None:
     assert src.text[lead.start : lead.end].split() == lead.text.split()
     found = locate(lead.text, ChunkIndex(text))
     assert found is not None and (found.start, found.end) == (lead.start, lead.end)
+
+
+def test_a_sentence_that_only_restates_the_question_is_no_evidence() -> None:
+    restating = "Thus, for several reasons, using \\input to load packages is not a good idea."
+    answering = "A package loaded with \\input can be loaded more than once, wasting time."
+    src = _source(1, FILLER + restating + " " + answering + " " + FILLER)
+
+    def similarity(question: str, texts: list[str]) -> list[float]:
+        # the embedder finds the restatement closest, as MiniLM does
+        return [0.82 if "good idea" in t else 0.6 if "more than once" in t else 0.1 for t in texts]
+
+    q = "Why is it a bad idea to load another package with the primitive \\input command?"
+    bundle = build_prompt(q, [src], ranked_evidence=True, budget_chars=300, similarity=similarity)
+    assert bundle.spec.evidence[0] == (1, answering)
+    assert bundle.relevance == pytest.approx(0.6)  # the best sentence shown: the answering one

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from app.validation.answer_checks import answer_type, contradiction, restates, type_present
+from app.core.textkit import restates
+from app.validation.answer_checks import answer_type, contradiction, type_present
 from app.validation.support import (
     GREEN_MIN_SCORE,
     REFUSE_MAX_SCORE,
