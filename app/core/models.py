@@ -15,7 +15,10 @@ from app.core.charmap import CharMap
 DocStatus = Literal["indexed", "ready", "partial"]
 IngestStatus = Literal["added", "unchanged", "updated", "failed"]
 MatchKind = Literal["exact", "normalized", "fuzzy"]
-ValidationStatus = Literal["GREEN", "YELLOW", "RED"]
+ValidationStatus = Literal["GREEN", "YELLOW", "RED", "REFUSED"]
+"""GREEN: answered from the documents, every claim cited and verified; YELLOW: the quotes are
+real but the evidence covers the question only in part (or a claim is uncited); RED: citations
+that could not be verified; REFUSED: the documents do not answer (``Answer.kind`` "refusal")."""
 AnswerMode = Literal["answer", "refuse"]
 AnswerKind = Literal["generated", "extractive", "refusal"]
 DropReason = Literal[

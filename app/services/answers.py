@@ -124,6 +124,6 @@ def refusal(
         kind="refusal",
         answer=text,
         sources=sources,
-        validation=Validation(status="YELLOW", repaired=repaired, flags=[text], support=support),
+        validation=Validation(status="REFUSED", repaired=repaired, flags=[text], support=support),
         model=model,
     )

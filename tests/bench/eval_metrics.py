@@ -17,7 +17,7 @@ from app.core.models import Answer, Citation, SearchHit
 
 LATENCY_KEYS = ("retrieve", "first_token", "generate", "validate", "total")
 ANSWER_KINDS = ("generated", "extractive", "refusal")
-STATUSES = ("GREEN", "YELLOW", "RED")
+STATUSES = ("GREEN", "YELLOW", "RED", "REFUSED")
 
 _SPACE = re.compile(r"\s+")
 _LINE_END_HYPHEN = re.compile(r"(\w)-\s+(\w)")

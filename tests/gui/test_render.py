@@ -91,7 +91,7 @@ def _refusal_with_closest() -> Answer:
         kind="refusal",
         answer=text,
         citations=[],
-        validation=Validation(status="YELLOW", flags=[text], support=support),
+        validation=Validation(status="REFUSED", flags=[text], support=support),
     )
 
 

@@ -125,6 +125,7 @@ def test_cli_refusal_names_the_absent_concept_and_lists_closest_passages(
 ) -> None:
     obj = ask_json(lib, capsys, "Who painted the Mona Lisa?")
     assert (obj["mode"], obj["kind"], obj["citations"]) == ("refuse", "refusal", [])
+    assert obj["validation"]["status"] == "REFUSED"  # a status of its own, never YELLOW
     assert obj["answer"] == (
         "No passage in your library mentions \u2018painted\u2019, \u2018Mona\u2019 or \u2018Lisa\u2019."
     )

@@ -136,7 +136,7 @@ def test_summary_counts_citations_refusals_and_invalid_quotes() -> None:
     assert s["refusal_rate"] == {"unanswerable": 0.5, "answerable": pytest.approx(1 / 3, 1e-3)}
     assert s["dropped"] == {"no_overlap": 2, "quote_not_found": 2}
     assert s["kinds"]["refusal"] == 0.4 and s["kinds"]["extractive"] == 0.2
-    assert s["validation"] == {"GREEN": 0.2, "YELLOW": 0.4, "RED": 0.4}
+    assert s["validation"] == {"GREEN": 0.2, "YELLOW": 0.4, "RED": 0.4, "REFUSED": 0.0}
     assert s["errors"] == 1 and s["asked"] == 5
     assert s["latency_ms"]["total"] == {"n": 5, "p50": 130.0, "p95": 306.0}
     assert s["latency_ms"]["first_token"]["n"] == 0
@@ -190,9 +190,9 @@ def test_verdict_figures_green_precision_and_coverage() -> None:
         _outcome("q1", True, "GREEN", True),
         _outcome("q2", True, "GREEN", False),
         _outcome("q3", True, "YELLOW", True),
-        _outcome("q4", True, "YELLOW", False, kind="refusal"),
+        _outcome("q4", True, "REFUSED", False, kind="refusal"),
         _outcome("q5", False, "GREEN", False),  # GREEN on an unanswerable question: wrong
-        _outcome("q6", False, "YELLOW", False, kind="refusal"),
+        _outcome("q6", False, "REFUSED", False, kind="refusal"),
     ]
     v = summarize(outcomes, ks=(5,))["verdicts"]
     assert v["green"] == 3 and v["green_unanswerable"] == 1
@@ -207,7 +207,7 @@ def test_split_figures_hold_out_the_even_ids() -> None:
         _outcome("q1", True, "GREEN", True),
         _outcome("q3", False, "GREEN", False),
         _outcome("q2", True, "GREEN", True),
-        _outcome("q4", False, "YELLOW", False, kind="refusal"),
+        _outcome("q4", False, "REFUSED", False, kind="refusal"),
     ]
     split = summarize(outcomes, ks=(5,))["split"]
     assert split["tune"]["green_precision"] == 0.5 and split["tune"]["refused_unanswerable"] == 0

@@ -128,18 +128,27 @@ def test_green_needs_evidence_that_covers_the_question() -> None:
 
 
 def test_partial_evidence_is_yellow_and_says_what_is_missing() -> None:
+    q = "What dividend did the company pay to its shareholders and staff in 2020?"
+    concepts = verdict.question_concepts(q, counts, pairs())
+    quote = "The company paid a dividend of 1.20 euros per share in 2020."
+    partial = answer(f"\u201c{quote}\u201d [1]", [(1, quote)], kind="extractive")
+    partial.question = q
+    judged = verdict.apply(partial, verdict.check(q, partial, concepts=concepts), pairs())
+    assert judged.kind == "extractive" and judged.validation.status == "YELLOW"
+    support = judged.validation.support
+    assert support is not None and "staff" in support.missing
+    assert any("don't mention" in f and "\u2018staff\u2019" in f for f in judged.validation.flags)
+
+
+def test_evidence_without_the_key_concept_is_refused_not_yellow() -> None:
     q = "What dividend did the company pay to its staff in 2020?"
     concepts = verdict.question_concepts(q, counts, pairs())
     quote = "The company employs a staff of 250 people in three countries."
-    partial = answer(f"\u201c{quote}\u201d [2]", [(2, quote)], kind="extractive")
-    partial.question = q
-    judged = verdict.apply(partial, verdict.check(q, partial, concepts=concepts), pairs())
-    assert judged.validation.status == "YELLOW"
-    support = judged.validation.support
-    assert support is not None and "dividend" in support.missing
-    assert any(
-        "don't mention" in f and "\u2018dividend\u2019" in f for f in judged.validation.flags
-    )
+    near = answer(f"\u201c{quote}\u201d [2]", [(2, quote)], kind="extractive")
+    near.question = q
+    judged = verdict.apply(near, verdict.check(q, near, concepts=concepts), pairs())
+    assert judged.kind == "refusal" and judged.validation.status == "REFUSED"
+    assert "\u2018dividend\u2019" in judged.answer
 
 
 def test_unsupported_answer_becomes_a_refusal_with_closest_passages() -> None:
