@@ -127,13 +127,17 @@ def test_green_needs_evidence_that_covers_the_question() -> None:
     assert judged.validation.support is not None and judged.validation.support.missing == []
 
 
+def judge_quoted(q: str, n: int, quote: str) -> Answer:
+    """The verdict on an extractive answer that quotes ``quote`` from source ``n``."""
+    quoted = answer(f"\u201c{quote}\u201d [{n}]", [(n, quote)], kind="extractive")
+    quoted.question = q
+    concepts = verdict.question_concepts(q, counts, pairs())
+    return verdict.apply(quoted, verdict.check(q, quoted, concepts=concepts), pairs())
+
+
 def test_partial_evidence_is_yellow_and_says_what_is_missing() -> None:
     q = "What dividend did the company pay to its shareholders and staff in 2020?"
-    concepts = verdict.question_concepts(q, counts, pairs())
-    quote = "The company paid a dividend of 1.20 euros per share in 2020."
-    partial = answer(f"\u201c{quote}\u201d [1]", [(1, quote)], kind="extractive")
-    partial.question = q
-    judged = verdict.apply(partial, verdict.check(q, partial, concepts=concepts), pairs())
+    judged = judge_quoted(q, 1, "The company paid a dividend of 1.20 euros per share in 2020.")
     assert judged.kind == "extractive" and judged.validation.status == "YELLOW"
     support = judged.validation.support
     assert support is not None and "staff" in support.missing
@@ -142,22 +146,13 @@ def test_partial_evidence_is_yellow_and_says_what_is_missing() -> None:
 
 def test_evidence_without_the_key_concept_is_refused_not_yellow() -> None:
     q = "What dividend did the company pay to its staff in 2020?"
-    concepts = verdict.question_concepts(q, counts, pairs())
-    quote = "The company employs a staff of 250 people in three countries."
-    near = answer(f"\u201c{quote}\u201d [2]", [(2, quote)], kind="extractive")
-    near.question = q
-    judged = verdict.apply(near, verdict.check(q, near, concepts=concepts), pairs())
+    judged = judge_quoted(q, 2, "The company employs a staff of 250 people in three countries.")
     assert judged.kind == "refusal" and judged.validation.status == "REFUSED"
     assert "\u2018dividend\u2019" in judged.answer
 
 
 def test_unsupported_answer_becomes_a_refusal_with_closest_passages() -> None:
-    q = "Where is the company's head office?"
-    concepts = verdict.question_concepts(q, counts, pairs())
-    quote = "Revenue grew by 4 percent."
-    off = answer(f"\u201c{quote}\u201d [1]", [(1, quote)], kind="extractive")
-    off.question = q
-    judged = verdict.apply(off, verdict.check(q, off, concepts=concepts), pairs())
+    judged = judge_quoted("Where is the company's head office?", 1, "Revenue grew by 4 percent.")
     assert judged.kind == "refusal" and judged.citations == []
     assert judged.answer.startswith("The documents don't answer this: the cited passages")
     support = judged.validation.support
