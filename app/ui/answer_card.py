@@ -172,6 +172,7 @@ class AnswerCard(QFrame):
         q.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.badge = QLabel("")
         self.badge.setObjectName("badge")
+        self.badge.setWordWrap(True)  # a narrow card (800x600, viewer open) wraps, never clips
         self.badge.setVisible(False)
         self.body = AutoHeightBrowser()
         self.body.setAccessibleName("Answer")

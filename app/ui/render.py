@@ -172,7 +172,7 @@ def status_text(answer: Answer) -> tuple[str, str]:
         why = reasons[0] if reasons else answer.answer.strip()
         msg = f"Not answered: {why}"
         if closest_passages(answer):
-            msg += " The closest passages are listed below; open them to check."
+            msg += " Open the closest passages to check for yourself."  # chips above, list below in Markdown
         return "REFUSAL", " ".join([msg, dropped_text(v.dropped)]).strip()
     quoted = answer.kind == "extractive"
     if v.status == "GREEN":
