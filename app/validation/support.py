@@ -129,6 +129,7 @@ class SupportCheck:
     reasons: list[str] = field(default_factory=list)
     coverage: float = 1.0
     key_missing: bool = False  # the rarest (most telling) concept is not in the evidence
+    unanswered: list[str] = field(default_factory=list)  # asks of the question left out
 
     @property
     def refuses(self) -> bool:
@@ -151,6 +152,7 @@ class SupportCheck:
             and self.type_found
             and not self.restated
             and not self.contradictions
+            and not self.unanswered
         )
 
 
@@ -330,6 +332,29 @@ def key_missing(concepts: Sequence[Concept], missing: Sequence[str]) -> bool:
     )
 
 
+_SECOND_ASK = re.compile(
+    r",?\s+and\s+(?=(?:what|which|how|why|where|when|who|whose|is|are|does|do|did|can|was|were)\b)",
+    re.IGNORECASE,
+)
+"""Where a question asks a second thing: "Which alphabets are predefined, and what do they
+affect?", "Which learning rate and how many trees did it use?"."""
+
+
+def unanswered_asks(question: str, concepts: Sequence[Concept], missing: Sequence[str]) -> list[str]:
+    """The parts of a two-part question none of whose concepts the evidence mentions: the
+    evidence answers the other part at most, and a GREEN would claim both."""
+    parts = [p.strip(" ?,") for p in _SECOND_ASK.split(question)]
+    if len(parts) < 2:
+        return []
+    gone = set(missing)
+    out = []
+    for part in parts:
+        mine = [c for c in concepts if c.text in part]
+        if mine and all(c.text in gone for c in mine):
+            out.append(part)
+    return out
+
+
 # --- the combination -------------------------------------------------------------------------
 def calibrated_similarity(sim: float | None) -> float | None:
     """Question-to-evidence cosine mapped to 0..1 (see ``SIM_LOW``/``SIM_HIGH``)."""
@@ -365,6 +390,9 @@ def assess(
     sim = calibrated_similarity(similarity)
     contras = [why for s, q in claims if (why := contradiction(s, q, question))]
     reasons: list[str] = [f"Contradiction: {why}." for why in contras[:2]]
+    unanswered = unanswered_asks(question, concepts, missing)
+    if unanswered:  # the more telling reason first: it is the one a status line shows
+        reasons.append(f"The cited passages don't answer \u2018{unanswered[0]}?\u2019")
     if missing:
         names = ", ".join(f"\u2018{m}\u2019" for m in missing[:3])
         reasons.append(f"The cited passages don't mention {names}.")
@@ -399,4 +427,5 @@ def assess(
         reasons=reasons,
         coverage=round(cov, 3),
         key_missing=key_missing(concepts, missing),
+        unanswered=unanswered,
     )

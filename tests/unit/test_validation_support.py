@@ -392,3 +392,35 @@ def test_a_number_question_without_any_number_and_little_cover_is_refused() -> N
         q, ["Der staatliche Zuschuss für eine Wärmepumpe beträgt 30 Prozent."], similarity=0.7
     )
     assert s.type_found and not s.refuses
+
+
+# --- two asks in one question ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("question", "evidence", "left_out"),
+    [
+        (  # seen on fntguide: GREEN for the list alone
+            "Which math alphabets are predefined, and what do they affect?",
+            "The predefined math alphabets are: \\mathnormal default, \\mathrm roman.",
+            "what do they affect",
+        ),
+        (  # seen on the mixed set, a question the paper does not answer: GREEN before
+            "Which learning rate and how many trees did the boosted model use?",
+            "A single gradient-boosted model with 300 trees was more accurate than a GNN.",
+            "Which learning rate",
+        ),
+    ],
+)
+def test_a_second_ask_the_evidence_leaves_out_is_never_green(
+    question: str, evidence: str, left_out: str
+) -> None:
+    s = assess(question, [evidence], similarity=0.7)
+    assert s.unanswered == [left_out] and not s.answers and not s.refuses
+    assert s.reasons[0] == f"The cited passages don't answer \u2018{left_out}?\u2019"
+
+
+def test_both_asks_answered_or_one_ask_is_judged_as_before() -> None:
+    q = "What is the daily capacity of the Kingsmere plant and where does its water come from?"
+    ev = "Kingsmere treatment plant has a capacity of 41 Ml/d; its water comes from the Lodden."
+    assert assess(q, [ev], similarity=0.7).unanswered == []
+    one = "How do I install and configure the printer driver?"  # one ask with two verbs
+    assert assess(one, ["Unrelated text about fonts."]).unanswered == []
