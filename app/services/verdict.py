@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.core.models import Answer, Chunk, Source, Support
+from app.core.text import collapse_ws
 from app.core.textkit import restates
 from app.services.answers import refusal
 from app.validation.answer_checks import contradiction
@@ -170,8 +171,9 @@ def _similarity(
     question: str, quotes: Sequence[str], known: dict[str, float], embed: Embed | None
 ) -> float | None:
     """Best cosine of the question to a quote: from the prompt's selection when it was
-    computed there, else from the embedder; None without either."""
-    sims = [known[q] for q in quotes if q in known]
+    computed there (``known``, by whitespace-collapsed text: a quote spanning lines keeps
+    the document's line breaks), else from the embedder; None without either."""
+    sims = [known[k] for q in quotes if (k := collapse_ws(q)) in known]
     if sims:
         return max(sims)
     if embed is None or not quotes:
@@ -202,12 +204,13 @@ def check(
         cited = closest_passages(question, pairs)
     quotes = [c.quote for c in cited]
     sections = sorted({section_title(c.section) for c in cited} - {""})
-    rows = quote_context or {}
-    sections += list(dict.fromkeys(x for q in quotes for x in rows.get(q, ())))
+    rows = {collapse_ws(k): v for k, v in (quote_context or {}).items()}
+    sections += list(dict.fromkeys(x for q in quotes for x in rows.get(collapse_ws(q), ())))
     claims: list[tuple[str, str]] = []
     if answer.kind == "generated":
         claims = [(answer.answer, " ".join(quotes))]
-    sim = _similarity(question, quotes, known_similarity or {}, embed)
+    known = {collapse_ws(k): v for k, v in (known_similarity or {}).items()}
+    sim = _similarity(question, quotes, known, embed)
     result = assess(
         question,
         quotes,

@@ -245,3 +245,21 @@ def test_cached_embed_embeds_each_word_once_and_forgets_the_oldest() -> None:
     cached(["office"])  # a fourth word pushes out the least recently used ("people")
     cached(["people", "head"])
     assert calls == [["office"], ["people"]]
+
+
+def test_a_quote_spanning_lines_finds_the_similarity_its_sentence_had() -> None:
+    """The prompt scored the sentence with its line breaks collapsed; the validator's quote
+    keeps the document's own ("are:\\n\\\\mathrm roman"). No second embedding for it."""
+    q = "Which math alphabets are predefined?"
+    quote = "The predefined math alphabets are:\n\\mathrm roman\n\\mathbf bold"
+    calls: list[list[str]] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        calls.append(list(texts))
+        return np.ones((len(texts), 2)) / np.sqrt(2)
+
+    quoted = answer(f"\u201c{quote}\u201d [1]", [(1, quote)], kind="extractive")
+    shown = "The predefined math alphabets are: \\mathrm roman \\mathbf bold"
+    result = verdict.check(q, quoted, concepts=None, known_similarity={shown: 0.77}, embed=embed)
+    assert result.similarity == pytest.approx(0.77)
+    assert all(quote not in texts for texts in calls)
