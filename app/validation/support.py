@@ -194,7 +194,7 @@ def key_concepts(
         parts = [p.lower() for p in _CAMEL.findall(m.group().lstrip("\\"))]
         keys = {name, *(textkit.stem(p, lang) for p in parts if len(parts) > 1 and len(p) > 2)}
         out[name] = Concept(m.group(), "command", frozenset(keys), weight(name, 1.5))
-    body = COMMAND.sub(" ", question)
+    body = without_commands = COMMAND.sub(" ", question)
     for asking in (TYPE_NOUN, HOW_MUCH, KIND_OF):
         body = asking.sub(" ", body)
     for num in claim_numbers(body):
@@ -223,7 +223,7 @@ def key_concepts(
     # symbols weigh as much as the rarest word: the index cannot count them, and a question
     # that names one is about it
     top = max((c.weight for c in out.values()), default=1.0)
-    for sym in dict.fromkeys(m.group() for m in _SYMBOL.finditer(COMMAND.sub(" ", question))):
+    for sym in dict.fromkeys(m.group() for m in _SYMBOL.finditer(without_commands)):
         out.setdefault(sym, Concept(sym, "symbol", frozenset({sym}), top))
     return sorted(out.values(), key=lambda c: -c.weight)
 
