@@ -119,6 +119,13 @@ def _stemmer(lang: str) -> snowballstemmer.stemmer:
     return snowballstemmer.stemmer(LANGUAGES.get(lang, LANGUAGES[DEFAULT_LANGUAGE]))
 
 
+_DE_ZU_INFINITIVE = re.compile(
+    r"^(ab|an|auf|aus|bei|ein|fest|her|hin|los|mit|nach|vor|weg|zurück|zusammen)zu([a-zäöüß]{3,}en)$"
+)
+"""A German separable verb's infinitive with "zu" ("anzumelden", "einzuspeisen"): the
+Snowball stemmer keeps the infix, so it would not meet "anmelden", "Einspeisung"."""
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str, lang: str = DEFAULT_LANGUAGE) -> str:
     """The Snowball stem of ``word`` in ``lang`` ("pages" -> "page", "configuration" ->
@@ -126,6 +133,8 @@ def stem(word: str, lang: str = DEFAULT_LANGUAGE) -> str:
     w = word.lower()
     if not w.isalpha():
         return w
+    if lang == "de" and (m := _DE_ZU_INFINITIVE.match(w)):
+        w = m[1] + m[2]  # "auszurichten" is "ausrichten" with "zu" inside
     return str(_stemmer(lang).stemWord(w))
 
 

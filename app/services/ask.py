@@ -195,10 +195,19 @@ class AskService:
             self._cached_embed = cached
         return cached[1]
 
+    def _word_languages(self) -> frozenset[str] | None:
+        """The languages whose words the library's embedder knows (for paraphrases)."""
+        embedder = self.library.embedder
+        return None if embedder is None else verdict.word_languages(embedder.name)
+
     def _concepts(self, run: AskRun) -> verdict.Concepts:
         """The question's key concepts, weighted by their rarity in the library."""
         concepts = verdict.question_concepts(
-            run.question, self.library.term_counts, run.pairs, embed=self._embed()
+            run.question,
+            self.library.term_counts,
+            run.pairs,
+            embed=self._embed(),
+            languages=self._word_languages(),
         )
         run.timings["concepts"] = round(concepts.ms, 1)
         return concepts
@@ -216,6 +225,7 @@ class AskService:
             concepts=concepts,
             known_similarity={x.text: x.similarity for x in shown if x.similarity is not None},
             embed=self._embed(),
+            languages=self._word_languages(),
             quote_context={x.text: x.context for x in shown if x.context},
         )
         judged = verdict.apply(answer, result, run.pairs)

@@ -21,7 +21,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -98,6 +98,21 @@ class CachedEmbed:
         return np.stack(out) if out else np.zeros((0, 0), dtype=np.float32)
 
 
+MULTILINGUAL_MARKS = ("multilingual", "labse", "xlm-r", "bge-m3", "paraphrase-xlm")
+"""Words in a sentence-transformers model's name that say it was trained on many languages
+("paraphrase-multilingual-MiniLM-L12-v2", "LaBSE", "bge-m3")."""
+
+
+def word_languages(embedder_name: str) -> frozenset[str] | None:
+    """The languages whose single words the embedder's vectors know: every language (None)
+    for a multilingual model, else English, as for the embedded all-MiniLM-L6-v2 and most
+    sentence-transformers models."""
+    name = embedder_name.lower()
+    if any(mark in name for mark in MULTILINGUAL_MARKS):
+        return None
+    return frozenset({"en"})
+
+
 def word_similarity(embed: Embed | None) -> WordSimilarity | None:
     """Word-to-word cosine similarities with the embedder, for paraphrased concepts."""
     if embed is None:
@@ -129,12 +144,14 @@ def question_concepts(
     pairs: Sequence[tuple[Source, Chunk]],
     *,
     embed: Embed | None = None,
+    languages: Collection[str] | None = None,
 ) -> Concepts:
     """Key concepts weighted by rarity in the library, and those the library lacks.
 
     A concept counts as absent only when the full-text index finds no chunk with it,
     no retrieved passage has it in any variant (compounds, hyphenation), and no word of
-    the retrieved passages is its embedding neighbour (a paraphrase the index cannot see).
+    the retrieved passages is its embedding neighbour (a paraphrase the index cannot see;
+    ``languages``: those whose words ``embed`` knows, see :func:`word_languages`).
     """
     t0 = time.perf_counter()
     plain = key_concepts(question)
@@ -145,7 +162,9 @@ def question_concepts(
     absent = absent_concepts(concepts, df)
     if absent and pairs:
         ev = Evidence.of([c.text for _, c in pairs])
-        _cov, _covered, missing = coverage(absent, ev, similar=word_similarity(embed))
+        _cov, _covered, missing = coverage(
+            absent, ev, similar=word_similarity(embed), similar_languages=languages
+        )
         absent = [c for c in absent if c.text in missing]
     return Concepts(concepts, absent, (time.perf_counter() - t0) * 1000)
 
@@ -190,6 +209,7 @@ def check(
     concepts: Concepts | None,
     known_similarity: dict[str, float] | None = None,
     embed: Embed | None = None,
+    languages: Collection[str] | None = None,
     quote_context: Mapping[str, Sequence[str]] | None = None,
 ) -> SupportCheck:
     """The support check of a finished answer's citations against the question; for a
@@ -219,6 +239,7 @@ def check(
         similarity=sim,
         concepts=None if concepts is None else concepts.items,
         similar=word_similarity(embed),
+        similar_languages=languages,
     )
     if is_refusal(answer):
         result.reasons = [

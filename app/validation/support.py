@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -48,7 +49,9 @@ WordSimilarity = Callable[[Sequence[str], Sequence[str]], Sequence[Sequence[floa
 """(question terms, evidence words) -> cosine similarity matrix, e.g. from the embedder."""
 
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_SYMBOL = re.compile(r"(?<![^\s(\[{'\"\u2018\u201c`,])[!@<>{}|~^_](?=[\s,.;:?!)\]{}'\"\u2019\u201d`]|$)")
+_SYMBOL = re.compile(
+    r"(?<![^\s(\[{'\"\u2018\u201c`,])[!@<>{}|~^_](?=[\s,.;:?!)\]{}'\"\u2019\u201d`]|$)"
+)
 """A symbol the question names on its own ("the ! and @ column specifiers", "characters like
 < and {"): the evidence must show it on its own too, not inside a word or a \\command."""
 NEIGHBOUR_MIN = 0.62
@@ -271,14 +274,40 @@ def _cousin(c: Concept, word: str) -> bool:
     return any(len(p) > 2 and p in word for p in c.parts)
 
 
+KIN_PREFIX = 5
+
+
+def kin(c: Concept, word: str, lang: str) -> bool:
+    """Whether ``word`` is a form of ``c`` the stemmer missed: its stem begins with one of
+    the concept's keys or parts ("Netz" in "Netzstrom"), or shares their first KIN_PREFIX
+    letters ("auszurichten" for "Ausrichtung"). What counts as a paraphrase in a language
+    the word vectors do not know."""
+    s = textkit.stem(word, lang)
+    for k in (*c.keys, *c.parts):
+        if len(k) >= 4 and s.startswith(k):
+            return True
+        if len(os.path.commonprefix([k, s])) >= KIN_PREFIX:
+            return True
+    return False
+
+
 def coverage(
-    concepts: Sequence[Concept], ev: Evidence, *, similar: WordSimilarity | None = None
+    concepts: Sequence[Concept],
+    ev: Evidence,
+    *,
+    similar: WordSimilarity | None = None,
+    similar_languages: Collection[str] | None = None,
 ) -> tuple[float, list[str], list[str]]:
     """Weighted share of the concepts the evidence mentions, and which are covered / missing.
 
     Concepts missing by form are tried once more against the evidence words by embedding
     similarity (``similar``), for paraphrases ("employees" ~ "staff"), at partial credit.
+    ``similar_languages`` are the languages whose words ``similar`` knows (None: all). In
+    any other language its similarities come from shared word pieces, not meaning (the
+    English MiniLM: "Versicherung" ~ "verlieren" 0.70, "Zuschuss" ~ "Überschuss" 0.69),
+    so there only a :func:`kin` word may count as the concept's neighbour.
     """
+    knows = similar_languages is None or ev.lang in similar_languages
     if not concepts:
         return 1.0, [], []
     covered, missing = [], []
@@ -298,7 +327,11 @@ def coverage(
             still = []
             for c, row in zip(unmatched, sims, strict=True):
                 best = max(
-                    (x for w, x in zip(cands, row, strict=True) if not _cousin(c, w)),
+                    (
+                        x
+                        for w, x in zip(cands, row, strict=True)
+                        if not _cousin(c, w) and (knows or kin(c, w, ev.lang))
+                    ),
                     default=0.0,
                 )
                 if c.kind in ("term", "name", "compound") and best >= NEIGHBOUR_MIN:
@@ -340,7 +373,9 @@ _SECOND_ASK = re.compile(
 affect?", "Which learning rate and how many trees did it use?"."""
 
 
-def unanswered_asks(question: str, concepts: Sequence[Concept], missing: Sequence[str]) -> list[str]:
+def unanswered_asks(
+    question: str, concepts: Sequence[Concept], missing: Sequence[str]
+) -> list[str]:
     """The parts of a two-part question none of whose concepts the evidence mentions: the
     evidence answers the other part at most, and a GREEN would claim both."""
     parts = [p.strip(" ?,") for p in _SECOND_ASK.split(question)]
@@ -371,20 +406,24 @@ def assess(
     similarity: float | None = None,
     concepts: Sequence[Concept] | None = None,
     similar: WordSimilarity | None = None,
+    similar_languages: Collection[str] | None = None,
     context: Sequence[str] = (),
 ) -> SupportCheck:
     """One support score for ``evidence`` (the cited quotes) as an answer.
 
     ``claims`` pairs each answer sentence with the quote it cites (empty for extractive
     answers, whose sentences are the quotes); ``similarity`` is the best cosine of the
-    question to the evidence; ``concepts`` may come from :func:`key_concepts` with the
+    question to the evidence; ``similar`` and ``similar_languages`` as in :func:`coverage`;
+    ``concepts`` may come from :func:`key_concepts` with the
     library's counts; ``context`` (the cited sections' titles) counts for the concepts
     but not as something the answer says.
     """
     lang = detect_language(" ".join([question, *evidence]))
     ev = Evidence.of([*evidence, *context], lang)
     concepts = list(concepts) if concepts is not None else key_concepts(question, lang=lang)
-    cov, covered, missing = coverage(concepts, ev, similar=similar)
+    cov, covered, missing = coverage(
+        concepts, ev, similar=similar, similar_languages=similar_languages
+    )
     kind = answer_type(question)
     found = type_present(kind, ev.text)
     sim = calibrated_similarity(similarity)

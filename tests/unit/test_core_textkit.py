@@ -59,6 +59,19 @@ def test_german_stems() -> None:
     assert stem("Häuser", "de") == stem("Hauses", "de")
 
 
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("anzumelden", "Anmeldung"), ("auszurichten", "Ausrichtung"), ("einzuspeisen", "einspeisen")],
+)
+def test_german_zu_infinitive_stems_like_the_verb(a: str, b: str) -> None:
+    assert stem(a, "de") == stem(b, "de")
+
+
+def test_zu_inside_other_german_words_stays() -> None:
+    assert stem("Anzug", "de") == "anzug"  # no verb ending after "zu"
+    assert stem("vorzugsweise", "de").startswith("vorzug")
+
+
 def test_numbers_and_mixed_words_are_kept() -> None:
     assert stem("2020") == "2020" and stem("10PT") == "10pt"
 

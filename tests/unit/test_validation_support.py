@@ -17,6 +17,7 @@ from app.validation.support import (
     calibrated_similarity,
     coverage,
     key_concepts,
+    kin,
 )
 
 pytestmark = pytest.mark.unit
@@ -264,6 +265,37 @@ def test_german_question_over_german_evidence() -> None:
     assert "Mitarbeiter" in bad.missing and not bad.answers
 
 
+def test_word_vectors_of_another_language_count_only_kin() -> None:
+    """The English MiniLM puts "Versicherung" next to "verlieren" (0.70) by word pieces: in a
+    language the vectors do not know, only a form of the word itself is its neighbour."""
+    q = "Welche Versicherung zahlt, wenn die Ausrichtung nach Osten geht?"
+    ev = ["Module verlieren Leistung, wenn sie nach Osten auszurichten sind."]
+    nb = fake_neighbours(
+        {("versicherung", "verlieren"): 0.70, ("ausrichtung", "auszurichten"): 0.63}
+    )
+    anyone = assess(q, ev, similar=nb)
+    assert "Versicherung" in anyone.covered  # what an English-only embedder would claim
+    german = assess(q, ev, similar=nb, similar_languages={"en"})
+    assert "Versicherung" in german.missing and "Ausrichtung" in german.covered
+    assert assess(q, ev, similar=nb, similar_languages={"en", "de"}).covered == anyone.covered
+
+
+@pytest.mark.parametrize(
+    ("concept", "word", "expected"),
+    [
+        ("Netz", "Netzstrom", True),  # a compound that begins with the concept
+        ("Ausrichtung", "auszurichten", True),  # the same verb with "zu" inside
+        ("Anmeldung", "anmelden", True),
+        ("Versicherung", "verschattetes", False),  # four shared letters are chance
+        ("Mehrwertsteuer", "mehr", False),  # the word is a piece of the concept, not it
+        ("Zuschuss", "Überschuss", False),
+    ],
+)
+def test_kin_is_a_form_of_the_same_word(concept: str, word: str, expected: bool) -> None:
+    (c,) = key_concepts(f"Was ist die {concept}?", lang="de")
+    assert kin(c, word, "de") is expected
+
+
 # --- compounds, asking phrases, reference markers --------------------------------------------
 def test_a_compound_needs_its_whole_form_not_one_part() -> None:
     (c,) = [
@@ -284,7 +316,9 @@ def test_a_compound_needs_its_whole_form_not_one_part() -> None:
 def test_a_missing_compound_is_a_missing_key_concept() -> None:
     # seen on longtable: GREEN for a passage about \\multicolumn
     q = "Can longtable be used in a two-column document?"
-    ev = "The \\multicolumn command may be used in longtable in exactly the same way as for tabular."
+    ev = (
+        "The \\multicolumn command may be used in longtable in exactly the same way as for tabular."
+    )
     s = assess(q, [ev], similarity=0.7)
     assert s.missing == ["two-column"] and s.key_missing and not s.answers
     good = "longtable now issues an error if started in the scope of \\twocolumn."

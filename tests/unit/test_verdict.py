@@ -19,9 +19,9 @@ TEXTS = [
 ]
 
 
-def pairs() -> list[tuple[Source, Chunk]]:
+def pairs(texts: Iterable[str] = TEXTS) -> list[tuple[Source, Chunk]]:
     out = []
-    for i, text in enumerate(TEXTS):
+    for i, text in enumerate(texts):
         chunk = Chunk(
             chunk_id=f"doc:{i:05d}",
             doc_id="doc",
@@ -113,6 +113,22 @@ def test_a_paraphrase_is_not_absent() -> None:
     assert [x.text for x in c.absent] == ["employees"]
     c = verdict.question_concepts(q, counts, pairs(), embed=fake_embed({"employees": "staff"}))
     assert c.absent == []
+
+
+def test_an_english_embedder_finds_no_neighbours_for_german_words() -> None:
+    """With the English default embedder a German concept is absent unless a form of it is
+    in the retrieved passages; a multilingual embedder's neighbours count as in English."""
+    q = "Welche Versicherung kommt für Hagelschäden auf?"
+    german = pairs(["Die Module verlieren kaum Leistung, wenn der Regen sie reinigt."])
+    embed = fake_embed({"versicherung": "verlieren"})
+    languages = verdict.word_languages("all-MiniLM-L6-v2 (embedded)")
+    assert languages == {"en"}
+    c = verdict.question_concepts(q, counts, german, embed=embed, languages=languages)
+    assert {x.text for x in c.absent} >= {"Versicherung", "Hagelschäden"}
+    multi = verdict.word_languages("paraphrase-multilingual-MiniLM-L12-v2")
+    assert multi is None
+    c = verdict.question_concepts(q, counts, german, embed=embed, languages=multi)
+    assert "Versicherung" not in {x.text for x in c.absent}
 
 
 def test_green_needs_evidence_that_covers_the_question() -> None:
