@@ -183,7 +183,14 @@ def run_question(
     q: Question, library: Any, ask: Any, *, doc_id: str | None, top_k: int, search_k: int
 ) -> Outcome:
     """Search, then ask; record everything needed for the summary. Errors are recorded, not raised."""
-    o = Outcome(id=q.id, doc=q.doc, question=q.question, answerable=q.answerable, gold_page=q.page)
+    o = Outcome(
+        id=q.id,
+        doc=q.doc,
+        question=q.question,
+        answerable=q.answerable,
+        gold_page=q.page,
+        also_pages=sorted(q.evidence_pages - {q.page}),
+    )
     try:
         hits, _ = library.search(q.question, top_k=search_k)
         o.retrieved = [f"{Path(h.file).name} p{h.page_start}-{h.page_end}" for h in hits]

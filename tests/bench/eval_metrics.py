@@ -37,6 +37,7 @@ class Outcome:
     question: str
     answerable: bool
     gold_page: int | None
+    also_pages: list[int] = field(default_factory=list)  # other pages stating the same
     gold_rank: int | None = None  # 1-based rank of the first retrieved chunk covering the page
     evidence_rank: int | None = None  # 1-based rank of the first chunk containing the evidence
     retrieved: list[str] = field(default_factory=list)  # "file p3-4" per hit, in rank order
@@ -107,12 +108,11 @@ def outcome_from_answer(
     outcome.timings_ms = {k: float(v) for k, v in answer.timings_ms.items()}
     if answer.validation.support is not None:
         outcome.support = answer.validation.support.model_dump(exclude={"closest"})
+    named = {outcome.gold_page}
+    stated = named | set(outcome.also_pages)
     for c in answer.citations:
-        on_gold = (
-            outcome.answerable
-            and c.doc_id == gold_doc_id
-            and outcome.gold_page in citation_pages(c)
-        )
+        in_doc = outcome.answerable and c.doc_id == gold_doc_id
+        pages = citation_pages(c)
         outcome.citations.append(
             {
                 "n": c.n,
@@ -121,7 +121,8 @@ def outcome_from_answer(
                 "match": c.match,
                 "quote": c.quote,
                 "section": c.section,
-                "on_gold_page": bool(on_gold),
+                "on_gold_page": bool(in_doc and pages & stated),
+                "on_named_page": bool(in_doc and pages & named),
                 "verbatim": quote_verbatim(c, chunk_texts.get(c.chunk_id)),
             }
         )
@@ -232,14 +233,22 @@ def summarize(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict[str, Any]:
 
 
 def on_gold(o: Outcome) -> bool:
+    """Whether an answer cites a page that states the evidence (its page or an 'also' page)."""
     return o.answerable and any(c["on_gold_page"] for c in o.citations)
+
+
+def on_named(o: Outcome) -> bool:
+    """Whether an answer cites the one page the question names (the stricter figure)."""
+    return o.answerable and any(c.get("on_named_page", c["on_gold_page"]) for c in o.citations)
 
 
 def verdict_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     """What the statuses are worth (issue 8's targets).
 
     ``green_precision``: of all GREEN answers (answerable or not), the share citing the
-    evidence page; ``green_coverage``: GREEN answers citing the evidence page per answerable
+    evidence page (or another page stating the same, the question's ``also``);
+    ``green_precision_named``: the same counting the named evidence page only;
+    ``green_coverage``: GREEN answers citing the evidence page per answerable
     question asked; ``right_page_all``: answerable questions asked whose answer cites the
     evidence page (refusals count as misses).
     """
@@ -249,6 +258,7 @@ def verdict_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     return {
         "green": len(green),
         "green_precision": _share(sum(on_gold(o) for o in green), len(green)),
+        "green_precision_named": _share(sum(on_named(o) for o in green), len(green)),
         "green_coverage": _share(sum(on_gold(o) for o in green), len(answerable)),
         "right_page_all": _share(sum(on_gold(o) for o in answerable), len(answerable)),
         "green_unanswerable": sum(not o.answerable for o in green),
@@ -320,6 +330,8 @@ def format_table(summary: Mapping[str, Any]) -> str:
             f"  GREEN precision       {_pct(vd['green_precision'])} of {vd['green']} GREEN "
             f"({vd['green_unanswerable']} on unanswerable)   GREEN coverage "
             f"{_pct(vd['green_coverage'])}",
+            f"  GREEN precision named {_pct(vd.get('green_precision_named'))} "
+            "(a citation on the one page the question names; above: or a page stating the same)",
             f"  evidence page cited   {_pct(vd['right_page_all'])} of answerable asked "
             "(refusals count as misses)",
             *(

@@ -38,6 +38,25 @@ _LINE_END_HYPHEN = re.compile(r"(\w)-[ \t]*\n\s*(\w)")
 _SPACE = re.compile(r"\s+")
 
 
+def _check_evidence_words(qid: str, evidence: str) -> None:
+    words = len(evidence.split())
+    if not MIN_EVIDENCE_WORDS <= words <= MAX_EVIDENCE_WORDS:
+        raise ValueError(
+            f"{qid}: evidence has {words} words; keep it {MIN_EVIDENCE_WORDS}-{MAX_EVIDENCE_WORDS}"
+        )
+
+
+class AlsoStated(BaseModel):
+    """Another page of the same PDF that states what the evidence states ("Since Version
+    4.01 \\setlongtables does nothing as it is not needed" beside "\\setlongtables is no
+    longer needed"): a citation there cites the evidence too. Checked like the evidence."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    page: int = Field(ge=1, description="1-based physical page holding this evidence.")
+    evidence: str = Field(description="Short exact string from that page.")
+
+
 class Question(BaseModel):
     """One line of questions.jsonl. Unanswerable questions carry no page and no evidence."""
 
@@ -49,6 +68,9 @@ class Question(BaseModel):
     page: int | None = Field(description="1-based physical page holding the evidence.")
     evidence: str | None = Field(description="Short exact string from that page.")
     answerable: bool
+    also: tuple[AlsoStated, ...] = Field(
+        default=(), description="Other pages stating the same, found as tests/bench/README says."
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Question:
@@ -61,15 +83,20 @@ class Question(BaseModel):
                 raise ValueError(f"{self.id}: answerable questions need a page >= 1")
             if not self.evidence:
                 raise ValueError(f"{self.id}: answerable questions need evidence")
-            words = len(self.evidence.split())
-            if not MIN_EVIDENCE_WORDS <= words <= MAX_EVIDENCE_WORDS:
-                raise ValueError(
-                    f"{self.id}: evidence has {words} words; "
-                    f"keep it {MIN_EVIDENCE_WORDS}-{MAX_EVIDENCE_WORDS}"
-                )
-        elif self.page is not None or self.evidence is not None:
-            raise ValueError(f"{self.id}: unanswerable questions have page and evidence null")
+            for evidence in (self.evidence, *(a.evidence for a in self.also)):
+                _check_evidence_words(self.id, evidence)
+            if self.page in {a.page for a in self.also}:
+                raise ValueError(f"{self.id}: 'also' repeats the evidence page {self.page}")
+        elif self.page is not None or self.evidence is not None or self.also:
+            raise ValueError(
+                f"{self.id}: unanswerable questions have page and evidence null, no 'also'"
+            )
         return self
+
+    @property
+    def evidence_pages(self) -> frozenset[int]:
+        """Every page that states the answer: the evidence page and the 'also' pages."""
+        return frozenset(p for p in (self.page, *(a.page for a in self.also)) if p is not None)
 
 
 def load_questions(path: Path = QUESTIONS_PATH) -> list[Question]:
@@ -130,12 +157,12 @@ def evidence_problems(questions: Iterable[Question], corpus: Path) -> list[str]:
             continue
         texts = page_texts(pdf)
         assert q.page is not None and q.evidence is not None
-        if q.page > len(texts):
-            problems.append(f"{q.id}: page {q.page} > {len(texts)} pages in {q.doc}")
-            continue
-        if not evidence_on_text(q.evidence, texts[q.page - 1]):
-            found = [i + 1 for i, t in enumerate(texts) if evidence_on_text(q.evidence, t)]
-            problems.append(f"{q.id}: evidence not on {q.doc} p{q.page} (found on pages {found})")
+        for page, evidence in ((q.page, q.evidence), *((a.page, a.evidence) for a in q.also)):
+            if page > len(texts):
+                problems.append(f"{q.id}: page {page} > {len(texts)} pages in {q.doc}")
+            elif not evidence_on_text(evidence, texts[page - 1]):
+                found = [i + 1 for i, t in enumerate(texts) if evidence_on_text(evidence, t)]
+                problems.append(f"{q.id}: evidence not on {q.doc} p{page} (found on pages {found})")
     return problems
 
 

@@ -81,6 +81,27 @@ def _answered(answerable: bool, gold_page: int | None, answer: Answer, texts: di
     return outcome_from_answer(o, answer, gold_doc_id="a", chunk_texts=texts)
 
 
+def test_a_citation_on_a_page_stating_the_same_cites_the_evidence() -> None:
+    """A question's 'also' pages count as the evidence page; the named page alone is the
+    stricter figure, reported beside it."""
+    answer = Answer(
+        question="q",
+        mode="answer",
+        kind="extractive",
+        answer="x [1]",
+        citations=[_cite(1, "a", 22, "Since Version 4.01 it does nothing")],
+        validation=Validation(status="GREEN"),
+    )
+    o = Outcome(id="q051", doc="a.pdf", question="?", answerable=True, gold_page=4, also_pages=[22])
+    o = outcome_from_answer(o, answer, gold_doc_id="a", chunk_texts={})
+    assert o.citations[0]["on_gold_page"] and not o.citations[0]["on_named_page"]
+    v = summarize([o], ks=(5,))["verdicts"]
+    assert v["green_precision"] == 1.0 and v["green_precision_named"] == 0.0
+    strict = _answered(True, 4, answer, {})  # no 'also' pages: only page 4 counts
+    assert not strict.citations[0]["on_gold_page"]
+    assert "GREEN precision named" in format_table(summarize([o], ks=(5,)))
+
+
 def test_summary_counts_citations_refusals_and_invalid_quotes() -> None:
     good = Answer(
         question="q",

@@ -19,6 +19,7 @@ from tests.bench.question_set import (
     DEFAULT_CORPUS,
     MIXED_QUESTIONS_PATH,
     QUESTIONS_PATH,
+    AlsoStated,
     Question,
     evidence_on_text,
     evidence_problems,
@@ -39,7 +40,8 @@ def test_every_line_is_a_valid_question(questions: list[Question]) -> None:
     lines = [ln for ln in QUESTIONS_PATH.read_text(encoding="utf-8").splitlines() if ln.strip()]
     assert len(questions) == len(lines)
     for line in lines:
-        assert set(json.loads(line)) == {"id", "doc", "question", "page", "evidence", "answerable"}
+        keys = set(json.loads(line)) - {"also"}  # "also" only where another page says the same
+        assert keys == {"id", "doc", "question", "page", "evidence", "answerable"}
 
 
 def test_set_is_large_and_spread_over_documents(questions: list[Question]) -> None:
@@ -97,6 +99,14 @@ def _line(**overrides: object) -> dict[str, object]:
         {"id": "Q1"},
         {"doc": "clsguide.txt"},
         {"extra": 1},
+        {"also": [{"page": 3, "evidence": "one two three four five six"}]},  # the page itself
+        {"also": [{"page": 4, "evidence": "too short"}]},
+        {
+            "page": None,
+            "evidence": None,
+            "answerable": False,
+            "also": [{"page": 4, "evidence": "one two three four five six"}],
+        },  # fmt: skip
     ],
 )
 def test_schema_rejects_inconsistent_lines(tmp_path: Path, overrides: dict[str, object]) -> None:
@@ -111,6 +121,15 @@ def test_schema_rejects_duplicate_ids(tmp_path: Path) -> None:
     path.write_text((json.dumps(_line()) + "\n") * 2, encoding="utf-8")
     with pytest.raises(ValueError, match="duplicate id q001"):
         load_questions(path)
+
+
+def test_another_page_stating_the_same_is_an_evidence_page(tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    line = _line(also=[{"page": 9, "evidence": "seven eight nine ten eleven"}])
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    (q,) = load_questions(path)
+    assert q.evidence_pages == {3, 9}
+    assert Question.model_validate(_line()).evidence_pages == {3}
 
 
 def test_unanswerable_line_is_accepted(tmp_path: Path) -> None:
@@ -147,6 +166,10 @@ def test_checker_finds_misplaced_evidence(tmp_path: Path) -> None:
     problems = evidence_problems([wrong_page, missing_doc], tmp_path)
     assert problems[0] == "q001: evidence not on tiny.pdf p1 (found on pages [2])"
     assert "absent.pdf not found" in problems[1]
+    also = AlsoStated(page=1, evidence="Options are declared with a macro.")
+    assert evidence_problems([good.model_copy(update={"also": (also,)})], tmp_path) == [
+        "q001: evidence not on tiny.pdf p1 (found on pages [2])"
+    ]
 
 
 @pytest.mark.skipif(not DEFAULT_CORPUS.is_dir(), reason="benchmark corpus not available")
