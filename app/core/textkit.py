@@ -57,9 +57,14 @@ LANGUAGES: dict[str, str] = {
 
 QUESTION_FILLER = frozenset(
     """can could may might must shall will would also just now please tell explain describe
-    give list name show use used uses using want way get make know""".split()  # noqa: SIM905
+    give list name show use used uses using want way get make know
+    darf dürfen möchte bitte erkläre erklären beschreibe beschreiben gib nenne nennen zeige
+    zeigen verwende verwenden benutze benutzen bekomme bekommt bekommen mache macht weiß
+    wissen""".split()  # noqa: SIM905
 )
-"""English words a question is phrased with rather than asking about ("How can I use ...")."""
+"""Words a question is phrased with rather than asking about ("How can I use ...", "Darf ich
+...", "bekomme ich"): English, and their German counterparts where the German stop-word list
+lacks them."""
 
 SOURCE_TALK = frozenset(
     """according answer answers cite cited cites document documents example given mention
@@ -74,7 +79,10 @@ ASKING_WORDS = frozenset(
     needed something anything thing things work works one ones ok okay correct right wrong
     good best better instead rather usually typically generally every several various
     certain like follows following simply basically thus hence therefore reason reasons
-    viel viele wann wie wo wer welche welcher welches warum gibt""".split()  # noqa: SIM905
+    roughly approximately
+    viel viele wann wie wo wer welche welcher welches warum gibt lange groß hoch alt oft weit
+    brauche braucht brauchen nötig notwendig möglich ungefähr etwa genau eigentlich wirklich
+    normalerweise meist meistens gut besser beste richtig falsch""".split()  # noqa: SIM905
 )
 """Words that say what kind of answer is wanted, not what it is about ("how many", "why ...
 for several reasons")."""

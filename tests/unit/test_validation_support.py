@@ -391,6 +391,16 @@ def test_german_how_phrases_are_asking_words() -> None:
     assert answer_type("Wie lange hält ein Wechselrichter?") == "number"
 
 
+def test_german_question_phrasing_is_no_concept() -> None:
+    """German counterparts of "get", "may", "roughly": a person phrases the question with
+    them; a status saying the passages don't mention 'ungefähr' would say nothing."""
+    asked = set(texts("Wie viele Jahre bekomme ich Geld für eingespeisten Strom?"))
+    assert asked == {"Jahre", "Geld", "eingespeisten", "Strom"}
+    assert "ungefähr" not in texts("Was kostet eine 10-kWp-Anlage ungefähr?")
+    assert "Darf" not in texts("Darf ich am Balkon ein Steckersolargerät anbringen?")
+    assert "roughly" not in texts("How many trips, roughly, were recorded?")
+
+
 def test_a_reference_marker_is_no_number() -> None:
     assert not type_present("number", "[3] G. Ke et al. LightGBM: a gradient boosting tree.")
     assert type_present("number", "It used 500 trees [3].")
