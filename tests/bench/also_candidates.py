@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
                 mark = "also" if page in kept else "    "
                 print(
                     f"{q.id} {mark} p{q.page}->p{page} cosine {cos:.2f} overlap {overlap:.2f}"
-                    f" | evidence: {q.evidence} | candidate: {s[:300]}"
+                    f" | evidence: {q.evidence} | candidate: {s}"
                 )
     return 0
 
