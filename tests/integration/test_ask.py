@@ -148,6 +148,36 @@ def test_cli_refusal_names_the_absent_concept_and_lists_closest_passages(
     assert len(passages) == len(closest) and all(p.startswith("  ") for p in passages)
 
 
+@pytest.fixture(scope="module")
+def german_lib(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Embedder) -> Library:
+    """The German solar guide of the mixed development set, in a library of its own."""
+    from tests.bench.corpus_gen import german
+
+    root = tmp_path_factory.mktemp("ask-de")
+    german.build(str(root / german.FILE))
+    library = Library(Settings(library=root / "library"), embedder=shared_embedder)
+    assert [r.status for r in library.ingest([root / german.FILE]).results] == ["added"]
+    return library
+
+
+def test_cli_german_concept_absent_from_the_library_is_refused_before_generation(
+    german_lib: Library, cli_embedder: Embedder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The English embedder holds "Versicherung" close to "verlieren" by word pieces; that
+    must not pass for a paraphrase: the guide says nothing about insurance."""
+    obj = ask_json(
+        german_lib, capsys, "Welche Versicherung kommt für Hagelschäden an den Modulen auf?"
+    )
+    assert obj["validation"]["status"] == "REFUSED" and obj["timings_ms"]["generate"] == 0
+    absent = obj["validation"]["support"]["absent"]
+    assert {"Versicherung", "Hagelschäden"} <= set(absent)
+    assert obj["answer"].startswith("No passage in your library mentions \u2018Versicherung\u2019")
+    assert obj["validation"]["support"]["closest"]
+
+    answered = ask_json(german_lib, capsys, "Wie lange hält ein Wechselrichter?")
+    assert answered["mode"] == "answer" and answered["citations"]
+
+
 def test_streaming_delivers_answer_text_only(service: AskService) -> None:
     pieces: list[str] = []
     answer = service.ask(MANUAL_FACTS["temperature"].question, on_token=pieces.append)
