@@ -80,12 +80,13 @@ ASKING_WORDS = frozenset(
     good best better instead rather usually typically generally every several various
     certain like follows following simply basically thus hence therefore reason reasons
     roughly approximately
-    viel viele wann wie wo wer welche welcher welches warum gibt lange groß hoch alt oft weit
+    viel viele wann wie wo wer welche welcher welches warum gibt lange groß hoch oft weit
     brauche braucht brauchen nötig notwendig möglich ungefähr etwa genau eigentlich wirklich
-    normalerweise meist meistens gut besser beste richtig falsch""".split()  # noqa: SIM905
+    normalerweise meist meistens besser beste richtig falsch""".split()  # noqa: SIM905
 )
 """Words that say what kind of answer is wanted, not what it is about ("how many", "why ...
-for several reasons")."""
+for several reasons", "wie lange", "ungefähr"). The lists apply to questions in every
+language, so German words that are English words too ("alt", "gut") are left out."""
 STOPS_EXTRA = QUESTION_FILLER | SOURCE_TALK | ASKING_WORDS
 CITATION_MARKERS = re.compile(r"\[\s*\d+(?:\s*[-,;\u2013]\s*\d+)*\s*\]")
 """An answer's citation markers: "[3]", "[1, 2]", "[2-4]"."""
