@@ -188,7 +188,10 @@ class Support(BaseModel):
     )
     answer_type: str = Field(
         default="other",
-        description="What the question asks for: number, year, name, command, place, yes/no, other.",
+        description=(
+            "What the question asks for: number, year, name, command, place, yes/no, method (a "
+            "way to do something), other."
+        ),
     )
     similarity: float | None = Field(
         default=None, description="Best cosine similarity of the question to a cited passage."
@@ -211,7 +214,8 @@ class Validation(BaseModel):
         description="Human-readable warnings: uncited or unsupported sentences.",
     )
     support: Support | None = Field(
-        default=None, description="Does the evidence answer the question (app/validation/support.py)."
+        default=None,
+        description="Does the evidence answer the question (app/validation/support.py).",
     )
 
 

@@ -15,7 +15,7 @@ from app.core.textkit import CITATION_MARKERS as _MARKERS
 from app.core.textkit import STOPS_EXTRA
 from app.validation.claims import claim_numbers, source_numbers
 
-AnswerType = Literal["number", "year", "name", "command", "place", "yes/no", "other"]
+AnswerType = Literal["number", "year", "name", "command", "place", "yes/no", "method", "other"]
 
 
 COMMAND = re.compile(r"\\[A-Za-z@]+\*?")
@@ -86,6 +86,16 @@ _TYPE_RULES: list[tuple[AnswerType, re.Pattern[str]]] = [
         ),
     ),
     (
+        "method",
+        re.compile(
+            r"\bhow\s+(?:do|can|could|should|would|must|may)\s+(?:i|you|we|one)\s+"
+            r"(?!tell\b|know\b|find\s+out\b|recogni[sz]e\b)"
+            r"|\bwie\s+(?:kann|könnte|muss|soll|sollte)\s+(?:ich|man)\b"
+            r"(?!.*\b(?:erkennen|wissen|feststellen)\b)",
+            re.I,
+        ),
+    ),
+    (
         "yes/no",
         re.compile(
             r"^\s*(is|are|can|could|does|do|did|should|may|must|will|would|has|have|was|were|ist|sind|kann|darf|muss|gibt)\b",
@@ -93,6 +103,26 @@ _TYPE_RULES: list[tuple[AnswerType, re.Pattern[str]]] = [
         ),
     ),
 ]
+
+
+_OPERATIVE = re.compile(
+    r"\bby\s+\w+ing\b|\b(?:use|uses|used|using)\b"
+    r"|\b(?:you|one|we)\s+(?:can|could|should|must|may|need\s+to|have\s+to)\b"
+    r"|\b(?:can|should|must|may)\s+be\s+\w+(?:ed|en)\b"
+    r"|(?:^|[.!?:;]\s+|\u2022\s*)(?:Use|Put|Add|Set|Give|Specify|Load|Write|Choose|Select|Keep|"
+    r"Avoid|Remove|Insert|Make|Run|Type|Enter|Open|Plant|Prune|Cut|Dig|Store|Check|Call|"
+    r"Contact|Register|Apply|Install|Replace|Declare|Define|Prefer|Try|Wrap|Leave|Pick|Thin)\b"
+    r"|\b(?:Sie|man)\s+(?:kann|können|sollte|sollten|muss|müssen)\b|\b\w+en\s+Sie\b",
+    re.M,
+)
+"""What says how to do something: a \\command or option (checked apart), "by adding", "use",
+"you can", "can be suppressed", an imperative ("Put \\notag ..."), German "Sie können",
+"man muss", "melden Sie". A sentence that only names the topic ("Placing equation numbers
+can be a rather complex problem in multiline displays") has none of them."""
+GREEN_ONLY_TYPES: frozenset[AnswerType] = frozenset({"method"})
+"""Kinds of answer whose absence only withholds GREEN: a way of doing something can be told
+without any of the words above ("An apple is ready to pick when it comes away in your
+hand"), so a missing one costs no score and never refuses."""
 
 
 def answer_type(question: str) -> AnswerType:
@@ -130,6 +160,10 @@ def type_present(kind: AnswerType, evidence: str) -> bool:
         return bool(COMMAND.search(evidence) or _OPTION.search(evidence))
     if kind in ("name", "place"):
         return bool(_names(evidence)) or "/" in evidence
+    if kind == "method":
+        return bool(
+            COMMAND.search(evidence) or _OPTION.search(evidence) or _OPERATIVE.search(evidence)
+        )
     return True
 
 
@@ -199,5 +233,6 @@ TYPE_WORDS: dict[AnswerType, str] = {
     "command": "a command or option",
     "place": "a place",
     "yes/no": "a yes or no",
+    "method": "a way to do it",
     "other": "an answer",
 }

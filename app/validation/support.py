@@ -31,6 +31,7 @@ from app.core import textkit
 from app.core.textkit import STOPS_EXTRA, detect_language, restates
 from app.validation.answer_checks import (
     COMMAND,
+    GREEN_ONLY_TYPES,
     HOW_MUCH,
     KIND_OF,
     TYPE_NOUN,
@@ -141,7 +142,11 @@ class SupportCheck:
             self.score < REFUSE_MAX_SCORE
             or bool(self.contradictions)
             or (self.key_missing and self.score < REFUSE_KEY_MISSING)
-            or (not self.type_found and self.score < REFUSE_TYPE_MISSING)
+            or (
+                not self.type_found
+                and self.answer_type not in GREEN_ONLY_TYPES
+                and self.score < REFUSE_TYPE_MISSING
+            )
         )
 
     @property
@@ -446,7 +451,7 @@ def assess(
         restated = True
     if restated:
         reasons.append("The answer only restates the question.")
-    score = W_COVERAGE * cov + W_TYPE * (1.0 if found else 0.0)
+    score = W_COVERAGE * cov + W_TYPE * (1.0 if found or kind in GREEN_ONLY_TYPES else 0.0)
     score += W_SIMILARITY * (sim if sim is not None else cov)
     if restated:
         score *= RESTATED_FACTOR

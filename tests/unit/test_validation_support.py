@@ -129,6 +129,12 @@ def test_unrelated_neighbour_does_not_count() -> None:
         ("Wie viele Mitarbeiter hat die Firma?", "number"),
         ("Why should I avoid \\input?", "other"),
         ("When should I use a class rather than a package?", "other"),  # a condition, not a date
+        ("How can I keep one row from getting an equation number?", "method"),
+        ("How do I switch formulas to their bold version?", "method"),
+        ("Wie kann ich meine Anlage anmelden?", "method"),
+        ("How can I tell whether my apples are ripe?", "other"),  # a sign, not a way to act
+        ("Wie kann ich erkennen, ob der Speicher voll ist?", "other"),
+        ("How does longtable break pages?", "other"),
     ],
 )
 def test_answer_type(question: str, kind: str) -> None:
@@ -145,6 +151,33 @@ def test_type_present() -> None:
     assert type_present("command", "pass the --free-quotes flag")
     assert not type_present("command", "load it as usual")
     assert type_present("place", "The company is based in Hamburg.")
+
+
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        "You can suppress the number on any particular line by putting \\notag there.",
+        "Put \\notag before the end of the line.",
+        "The number is suppressed by adding a star to the environment name.",
+        "The number of a line can be suppressed with a tag of your own.",
+        "Melden Sie die Anlage beim Netzbetreiber an.",
+    ],
+)
+def test_a_way_to_do_it_is_present(evidence: str) -> None:
+    assert type_present("method", evidence)
+
+
+def test_a_how_to_question_answered_by_naming_its_topic_is_not_green() -> None:
+    """Seen live: "How can I keep one row of a multi-line display from getting an equation
+    number?" was GREEN on a sentence that names the topic and says how hard it is."""
+    q = "How can I keep one row of a multi-line display from getting an equation number?"
+    topic = "Placing equation numbers can be a rather complex problem in multiline displays."
+    s = assess(q, [topic], similarity=0.76)
+    assert s.answer_type == "method" and not s.type_found
+    assert not s.answers and not s.refuses  # YELLOW: the quotes are real, the way is missing
+    assert "a way to do it" in " ".join(s.reasons)
+    way = "You can suppress the number on any one row of a multiline display by putting \\notag"
+    assert assess(q, [way + " there."], similarity=0.76).answers
 
 
 def test_number_question_answered_without_a_number() -> None:
@@ -420,7 +453,7 @@ def test_a_near_miss_missing_its_rarest_concept_is_refused() -> None:
     assert near.key_missing and near.refuses
     good = assess(
         q,
-        ["In amsthm, theorems and lemmas share one counter when numbered together."],
+        ["In amsthm, theorems and lemmas are numbered together by sharing one counter."],
         concepts=concepts,
         similarity=0.7,
     )
