@@ -435,15 +435,17 @@ def assess(
     contras = [why for s, q in claims if (why := contradiction(s, q, question))]
     reasons: list[str] = [f"Contradiction: {why}." for why in contras[:2]]
     unanswered = unanswered_asks(question, concepts, missing)
-    if unanswered:  # the more telling reason first: it is the one a status line shows
+    no_type = f"The question asks for {TYPE_WORDS[kind]}, and the cited passages have none."
+    # the more telling reasons first: the first is the one a status line shows
+    if unanswered:
         reasons.append(f"The cited passages don't answer \u2018{unanswered[0]}?\u2019")
+    if not found and kind in GREEN_ONLY_TYPES:  # a how-to question answered with no way
+        reasons.append(no_type)
     if missing:
         names = ", ".join(f"\u2018{m}\u2019" for m in missing[:3])
         reasons.append(f"The cited passages don't mention {names}.")
-    if not found:
-        reasons.append(
-            f"The question asks for {TYPE_WORDS[kind]}, and the cited passages have none."
-        )
+    if not found and kind not in GREEN_ONLY_TYPES:
+        reasons.append(no_type)
     # the answer restates the question when its sentences do, or when every quote does: a
     # sentence's words of its own ("the `%` character") are then not in the evidence either
     restated = bool(evidence) and all(restates(q, question, lang) for q in evidence)
