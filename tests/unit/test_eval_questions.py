@@ -17,6 +17,7 @@ import pytest
 from tests.bench.corpus_gen import BUILDERS, book, generate, german, report
 from tests.bench.question_set import (
     DEFAULT_CORPUS,
+    HELDOUT_QUESTIONS_PATH,
     MIXED_QUESTIONS_PATH,
     QUESTIONS_PATH,
     AlsoStated,
@@ -242,3 +243,22 @@ def test_every_mixed_evidence_occurs_on_its_page_only(
         if q.answerable:
             texts = page_texts(mixed_corpus / q.doc)
             assert sum(evidence_on_text(q.evidence or "", t) for t in texts) == 1, q.id
+
+
+# -- the held-out check: questions written after the rules were fixed ------------------------------
+
+
+def test_heldout_set_is_valid_distinct_and_not_copied() -> None:
+    held = load_questions(HELDOUT_QUESTIONS_PATH)
+    assert [q.id for q in held] == [f"h{i:03d}" for i in range(1, len(held) + 1)]
+    assert {q.doc for q in held} == {"interface3.pdf"}  # a manual no rule was written against
+    assert sum(q.answerable for q in held) >= 15 and sum(not q.answerable for q in held) >= 5
+    assert len({q.question.lower() for q in held}) == len(held)
+    for q in held:
+        if q.answerable:
+            assert normalize(q.evidence or "").lower() not in normalize(q.question).lower(), q.id
+
+
+@pytest.mark.skipif(not DEFAULT_CORPUS.is_dir(), reason="benchmark corpus not available")
+def test_every_heldout_evidence_occurs_on_its_page() -> None:
+    assert evidence_problems(load_questions(HELDOUT_QUESTIONS_PATH), DEFAULT_CORPUS) == []
