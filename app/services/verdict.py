@@ -28,7 +28,7 @@ import numpy as np
 
 from app.core.models import Answer, Chunk, Source, Support
 from app.core.text import collapse_ws
-from app.core.textkit import restates
+from app.core.textkit import detect_language, restates
 from app.services.answers import refusal
 from app.validation.answer_checks import contradiction
 from app.validation.closest import closest_passages
@@ -169,12 +169,22 @@ def question_concepts(
     return Concepts(concepts, absent, (time.perf_counter() - t0) * 1000)
 
 
+def said_names(question: str, names: Sequence[str]) -> list[str]:
+    """The absent concepts a refusal names: in German only the nouns when there are any
+    (capitalised: "Versicherung", "Hagelschäden", not the verb "kommt"), as a person would
+    say what is missing; every concept stays in ``support.absent``."""
+    if detect_language(question) != "de":
+        return list(names)
+    nouns = [n for n in names if n[:1].isupper()]
+    return nouns or list(names)
+
+
 def absent_refusal(
     question: str, concepts: Concepts, pairs: Sequence[tuple[Source, Chunk]]
 ) -> Answer:
     """Refuse before generation: a key concept occurs nowhere in the library."""
     names = [c.text for c in concepts.absent]
-    text = f"No passage in your library mentions {quoted(names)}."
+    text = f"No passage in your library mentions {quoted(said_names(question, names))}."
     support = Support(
         score=0.0,
         covered=[c.text for c in concepts.items if c not in concepts.absent],

@@ -107,6 +107,17 @@ def test_concept_absent_from_the_library_is_found_before_generation() -> None:
     assert "dividend" in support.closest[0].quote
 
 
+def test_a_german_refusal_names_the_nouns_it_misses() -> None:
+    names = ["Versicherung", "kommt", "Hagelschäden"]
+    q = "Welche Versicherung kommt für Hagelschäden an den Modulen auf?"
+    assert verdict.said_names(q, names) == ["Versicherung", "Hagelschäden"]
+    assert verdict.said_names(q, ["kommt"]) == ["kommt"]  # no noun: name what there is
+    assert verdict.said_names("Who painted the Mona Lisa?", ["painted", "Mona"]) == [
+        "painted",
+        "Mona",
+    ]
+
+
 def test_a_paraphrase_is_not_absent() -> None:
     q = "How many employees does the company have?"
     c = verdict.question_concepts(q, counts, pairs())
