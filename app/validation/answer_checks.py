@@ -157,14 +157,16 @@ def type_present(kind: AnswerType, evidence: str) -> bool:
     if kind == "year":
         return bool(_YEAR.search(evidence)) or any(w in _MONTHS for w in textkit.words(evidence))
     if kind == "command":
-        return bool(COMMAND.search(evidence) or _OPTION.search(evidence))
+        return _names_command(evidence)
     if kind in ("name", "place"):
         return bool(_names(evidence)) or "/" in evidence
-    if kind == "method":
-        return bool(
-            COMMAND.search(evidence) or _OPTION.search(evidence) or _OPERATIVE.search(evidence)
-        )
+    if kind == "method":  # "use \\notag", "\\notag suppresses": a command is a way to do it
+        return _names_command(evidence) or bool(_OPERATIVE.search(evidence))
     return True
+
+
+def _names_command(text: str) -> bool:
+    return bool(COMMAND.search(text) or _OPTION.search(text))
 
 
 # --- restatement and contradiction -----------------------------------------------------------
