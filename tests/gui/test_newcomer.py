@@ -537,34 +537,12 @@ def test_a_narrow_answer_card_wraps_its_badge_instead_of_clipping(qtbot) -> None
     """At 800x600 with the viewer open the conversation is about 390 px wide; the extractive
     badge ("Extractive answer: sentences quoted from your documents") pushed the card wider
     than that, clipping its right edge and the copy button."""
-    from app.core.models import Answer, Citation, Validation
     from app.ui.answer_card import AnswerCard
+    from tests.answer_factory import answer
 
-    quote = "Clean the filter every 90 days."
-    cit = Citation(
-        n=1,
-        doc_id="d",
-        chunk_id="d:00001",
-        file="/docs/guide.pdf",
-        page=3,
-        section="Care",
-        quote=quote,
-        match="exact",
-        score=100,
-        rects=[(3, 72.0, 100.0, 300.0, 112.0)],
-    )
     card = AnswerCard("How often should I clean the filter?")
     qtbot.addWidget(card)
-    card.complete(
-        Answer(
-            question=card.question,
-            mode="answer",
-            kind="extractive",
-            answer=f"\u201c{quote}\u201d [1]",
-            citations=[cit],
-            validation=Validation(status="GREEN"),
-        )
-    )
+    card.complete(answer(question=card.question))  # extractive, so the badge shows
     assert card.badge.isVisibleTo(card) and "Extractive" in card.badge.text()
     assert card.minimumSizeHint().width() <= 340
     card.resize(340, card.heightForWidth(340) if card.hasHeightForWidth() else 400)

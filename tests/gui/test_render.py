@@ -4,35 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.models import Answer, Citation, DroppedCitation, Source, Support, Validation
+from app.core.models import Answer, DroppedCitation, Source, Support, Validation
 from app.ui import render
+from tests import answer_factory
 
 pytestmark = pytest.mark.unit
 
 
 def _answer(**kw: object) -> Answer:
-    cit = Citation(
-        n=2,
-        doc_id="d",
-        chunk_id="d:00001",
-        file="/docs/usrguide.pdf",
-        page=3,
-        section="2 Setup",
-        quote="Clean the filter every 90 days.",
-        match="exact",
-        score=100,
-        rects=[(3, 72.0, 100.0, 300.0, 112.0)],
-    )
     base: dict[str, object] = dict(
         question="How often?",
-        mode="answer",
         kind="generated",
         answer="Clean it every 90 days [2]. Also see [7].",
-        citations=[cit],
-        validation=Validation(status="GREEN"),
+        citations=[answer_factory.citation(n=2, file="/docs/usrguide.pdf", section="2 Setup")],
     )
     base.update(kw)
-    return Answer(**base)  # type: ignore[arg-type]
+    return answer_factory.answer(**base)
 
 
 def test_html_turns_valid_markers_into_cite_anchors_and_drops_unbacked_ones() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.core.models import Answer, Citation, DroppedCitation, SearchHit, Validation
+from tests.answer_factory import answer as make_answer
+from tests.answer_factory import citation
 from tests.bench.eval_answers import select
 from tests.bench.eval_metrics import (
     Outcome,
@@ -36,7 +38,7 @@ def _hit(rank: int, doc_id: str, pages: tuple[int, int], text: str = "") -> Sear
 
 
 def _cite(n: int, doc_id: str, page: int, quote: str, rect_pages: tuple[int, ...] = ()) -> Citation:
-    return Citation(
+    return citation(
         n=n,
         doc_id=doc_id,
         chunk_id=f"{doc_id}:{n:05d}",
@@ -44,8 +46,6 @@ def _cite(n: int, doc_id: str, page: int, quote: str, rect_pages: tuple[int, ...
         page=page,
         section="",
         quote=quote,
-        match="exact",
-        score=100.0,
         rects=[(p, 0.0, 0.0, 1.0, 1.0) for p in rect_pages],
     )
 
@@ -84,13 +84,11 @@ def _answered(answerable: bool, gold_page: int | None, answer: Answer, texts: di
 def test_a_citation_on_a_page_stating_the_same_cites_the_evidence() -> None:
     """A question's 'also' pages count as the evidence page; the named page alone is the
     stricter figure, reported beside it."""
-    answer = Answer(
+    answer = make_answer(
         question="q",
-        mode="answer",
-        kind="extractive",
         answer="x [1]",
         citations=[_cite(1, "a", 22, "Since Version 4.01 it does nothing")],
-        validation=Validation(status="GREEN"),
+        validation=Validation(status="GREEN"),  # what GREEN precision counts
     )
     o = Outcome(id="q051", doc="a.pdf", question="?", answerable=True, gold_page=4, also_pages=[22])
     o = outcome_from_answer(o, answer, gold_doc_id="a", chunk_texts={})

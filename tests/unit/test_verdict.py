@@ -9,6 +9,7 @@ import pytest
 
 from app.core.models import Answer, Chunk, Citation, Source, Validation
 from app.services import verdict
+from tests.answer_factory import citation
 
 pytestmark = pytest.mark.unit
 
@@ -70,7 +71,7 @@ def fake_embed(synonyms: dict[str, str]) -> verdict.Embed:
 
 
 def cite(n: int, quote: str) -> Citation:
-    return Citation(
+    return citation(
         n=n,
         doc_id="doc",
         chunk_id=f"doc:{n - 1:05d}",
@@ -78,8 +79,7 @@ def cite(n: int, quote: str) -> Citation:
         page=n,
         section=f"{n} Results",
         quote=quote,
-        match="exact",
-        score=100,
+        rects=[],
     )
 
 
