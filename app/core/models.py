@@ -184,7 +184,10 @@ class Support(BaseModel):
     )
     absent: list[str] = Field(
         default_factory=list,
-        description="Key concepts that occur nowhere in the library (refused before generation).",
+        description=(
+            "Key concepts the evidence lacks that occur nowhere in the library: refused before "
+            "generation, unless a passage is close to the question anyway (then at most YELLOW)."
+        ),
     )
     answer_type: str = Field(
         default="other",

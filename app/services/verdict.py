@@ -28,7 +28,7 @@ import numpy as np
 
 from app.core.models import Answer, Chunk, Source, Support
 from app.core.text import collapse_ws
-from app.core.textkit import detect_language, restates
+from app.core.textkit import restates
 from app.services.answers import refusal
 from app.validation.answer_checks import contradiction
 from app.validation.closest import closest_passages
@@ -41,6 +41,8 @@ from app.validation.support import (
     assess,
     coverage,
     key_concepts,
+    quoted,
+    said_names,
 )
 
 logger = logging.getLogger(__name__)
@@ -55,14 +57,6 @@ close to the question (cosine; word coverage without an embedder): on the develo
 answerable questions used words their documents lack ("bare minimum", "pile up", "rentals")
 with the evidence at 0.52-0.74."""
 NOT_ANSWERED = "The documents don't answer this"
-
-
-def quoted(terms: Sequence[str]) -> str:
-    """'a', 'b' and 'c' with typographic quotes."""
-    parts = [f"\u2018{t}\u2019" for t in terms]
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " or " + parts[-1]
 
 
 class CachedEmbed:
@@ -169,16 +163,6 @@ def question_concepts(
     return Concepts(concepts, absent, (time.perf_counter() - t0) * 1000)
 
 
-def said_names(question: str, names: Sequence[str]) -> list[str]:
-    """The absent concepts a refusal names: in German only the nouns when there are any
-    (capitalised: "Versicherung", "Hagelschäden", not the verb "kommt"), as a person would
-    say what is missing; every concept stays in ``support.absent``."""
-    if detect_language(question) != "de":
-        return list(names)
-    nouns = [n for n in names if n[:1].isupper()]
-    return nouns or list(names)
-
-
 def absent_refusal(
     question: str, concepts: Concepts, pairs: Sequence[tuple[Source, Chunk]]
 ) -> Answer:
@@ -250,10 +234,14 @@ def check(
         concepts=None if concepts is None else concepts.items,
         similar=word_similarity(embed),
         similar_languages=languages,
+        absent=() if concepts is None else [c.text for c in concepts.absent],
     )
     if is_refusal(answer):
         result.reasons = [
-            r.replace("The cited passages", "The closest passages") for r in result.reasons
+            r.replace("The cited passages", "The closest passages").replace(
+                "the cited passages", "the closest passages"
+            )
+            for r in result.reasons
         ]
     return result
 
@@ -290,6 +278,7 @@ def apply(answer: Answer, result: SupportCheck, pairs: Sequence[tuple[Source, Ch
         answer_type=result.answer_type,
         similarity=result.similarity,
         reasons=result.reasons,
+        absent=result.absent,
     )
     v = answer.validation
     if is_refusal(answer):

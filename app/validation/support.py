@@ -134,6 +134,7 @@ class SupportCheck:
     coverage: float = 1.0
     key_missing: bool = False  # the rarest (most telling) concept is not in the evidence
     unanswered: list[str] = field(default_factory=list)  # asks of the question left out
+    absent: list[str] = field(default_factory=list)  # missing, and nowhere in the library
 
     @property
     def refuses(self) -> bool:
@@ -395,6 +396,24 @@ def unanswered_asks(
     return out
 
 
+def said_names(question: str, names: Sequence[str]) -> list[str]:
+    """The concepts a sentence for a person names: in German only the nouns when there are
+    any (capitalised: "Versicherung", "Hagelschäden", not the verb "kommt"), as a person
+    would say what is missing; the support object still lists every concept."""
+    if detect_language(question) != "de":
+        return list(names)
+    nouns = [n for n in names if n[:1].isupper()]
+    return nouns or list(names)
+
+
+def quoted(terms: Sequence[str]) -> str:
+    """'a', 'b' or 'c' with typographic quotes."""
+    parts = [f"\u2018{t}\u2019" for t in terms]
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
 # --- the combination -------------------------------------------------------------------------
 def calibrated_similarity(sim: float | None) -> float | None:
     """Question-to-evidence cosine mapped to 0..1 (see ``SIM_LOW``/``SIM_HIGH``)."""
@@ -413,6 +432,7 @@ def assess(
     similar: WordSimilarity | None = None,
     similar_languages: Collection[str] | None = None,
     context: Sequence[str] = (),
+    absent: Collection[str] = (),
 ) -> SupportCheck:
     """One support score for ``evidence`` (the cited quotes) as an answer.
 
@@ -421,7 +441,9 @@ def assess(
     question to the evidence; ``similar`` and ``similar_languages`` as in :func:`coverage`;
     ``concepts`` may come from :func:`key_concepts` with the
     library's counts; ``context`` (the cited sections' titles) counts for the concepts
-    but not as something the answer says.
+    but not as something the answer says; ``absent`` names the concepts that occur nowhere
+    in the library (:func:`absent_concepts`): a reason then says so, which tells a person
+    more than that the cited passages lack them.
     """
     lang = detect_language(" ".join([question, *evidence]))
     ev = Evidence.of([*evidence, *context], lang)
@@ -437,13 +459,19 @@ def assess(
     unanswered = unanswered_asks(question, concepts, missing)
     no_type = f"The question asks for {TYPE_WORDS[kind]}, and the cited passages have none."
     # the more telling reasons first: the first is the one a status line shows
+    nowhere = [m for m in missing if m in absent]
+    said = said_names(question, nowhere) if nowhere else []
+    rest = [m for m in missing if m not in nowhere]
+    lacking = ", ".join(f"\u2018{m}\u2019" for m in rest[:3])
+    if said:  # the library, not just the cited passages, lacks it: say so first
+        also = f"; the cited passages don't mention {lacking}" if rest else ""
+        reasons.append(f"No passage in your library mentions {quoted(said)}{also}.")
     if unanswered:
         reasons.append(f"The cited passages don't answer \u2018{unanswered[0]}?\u2019")
     if not found and kind in GREEN_ONLY_TYPES:  # a how-to question answered with no way
         reasons.append(no_type)
-    if missing:
-        names = ", ".join(f"\u2018{m}\u2019" for m in missing[:3])
-        reasons.append(f"The cited passages don't mention {names}.")
+    if rest and not said:
+        reasons.append(f"The cited passages don't mention {lacking}.")
     if not found and kind not in GREEN_ONLY_TYPES:
         reasons.append(no_type)
     # the answer restates the question when its sentences do, or when every quote does: a
@@ -474,4 +502,5 @@ def assess(
         coverage=round(cov, 3),
         key_missing=key_missing(concepts, missing),
         unanswered=unanswered,
+        absent=nowhere,
     )

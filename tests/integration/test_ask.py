@@ -120,6 +120,19 @@ def test_cli_yellow_answer_names_its_missing_concept(
     assert any("\u20185000\u2019" in r for r in support["reasons"])
 
 
+def test_cli_yellow_answer_says_when_the_library_lacks_the_concept(
+    lib: Library, cli_embedder: Embedder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A near miss: the manual's error codes are close to the question, so it is answered,
+    but nothing in the library mentions an antenna, and the status says exactly that."""
+    obj = ask_json(lib, capsys, "Which error code means the antenna cable is broken?")
+    assert obj["mode"] == "answer" and obj["validation"]["status"] == "YELLOW"
+    support = obj["validation"]["support"]
+    assert support["absent"] == ["antenna"] and "antenna" in support["missing"]
+    assert support["reasons"][0] == "No passage in your library mentions \u2018antenna\u2019."
+    assert support["reasons"][0] in obj["validation"]["flags"]
+
+
 def test_cli_refusal_names_the_absent_concept_and_lists_closest_passages(
     lib: Library, cli_embedder: Embedder, capsys: pytest.CaptureFixture[str]
 ) -> None:

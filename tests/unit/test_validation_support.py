@@ -72,6 +72,38 @@ def test_missing_key_concept_is_named() -> None:
     assert s.key_missing and not s.answers
 
 
+def test_a_concept_the_whole_library_lacks_is_said_to_be_nowhere() -> None:
+    """When the library, not only the cited passages, lacks a concept, the first reason says
+    so ("walnut" in an orchard book about apples and pears); the rest stay "don't mention"."""
+    q = "When is the right time to prune a walnut tree?"
+    quote = "Apples and pears are pruned in winter, between leaf fall and bud burst."
+    df = {"walnut": 0, "prune": 4, "time": 62, "tree": 63, "right": 20}
+    concepts = key_concepts(q, df=df, n_chunks=70)
+    s = assess(q, [quote], concepts=concepts, absent=["walnut"])
+    assert s.absent == ["walnut"] and "walnut" in s.missing
+    assert s.reasons[0] == (
+        "No passage in your library mentions \u2018walnut\u2019; "
+        "the cited passages don't mention \u2018time\u2019, \u2018tree\u2019."
+    )
+    assert not any("\u2018walnut\u2019" in r for r in s.reasons[1:])
+    assert not s.answers
+    plain = assess(q, [quote], concepts=concepts)  # without the library's counts: as before
+    assert plain.absent == [] and "don't mention \u2018walnut\u2019" in plain.reasons[0]
+
+
+def test_a_german_reason_names_the_nouns_the_library_lacks() -> None:
+    q = "Welche Versicherung kommt für Hagelschäden an den Modulen auf?"
+    s = assess(
+        q,
+        ["Die Module werden mit Schienen auf dem Dach befestigt."],
+        absent=["Versicherung", "kommt", "Hagelschäden"],
+    )
+    assert s.reasons[0] == (
+        "No passage in your library mentions \u2018Versicherung\u2019 or \u2018Hagelschäden\u2019."
+    )
+    assert "kommt" in s.absent  # the support object lists every concept
+
+
 # --- variants and paraphrases ----------------------------------------------------------------
 @pytest.mark.parametrize(
     ("question", "evidence"),

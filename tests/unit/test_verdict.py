@@ -178,6 +178,19 @@ def test_evidence_without_the_key_concept_is_refused_not_yellow() -> None:
     assert "\u2018dividend\u2019" in judged.answer
 
 
+def test_a_verdict_says_when_the_whole_library_lacks_a_concept() -> None:
+    """'pay' occurs in no chunk (the report says 'paid'): the reason says the library lacks
+    it, not only the cited passage, and names what that passage lacks besides."""
+    q = "What dividend did the company pay to its staff in 2020?"
+    judged = judge_quoted(q, 2, "The company employs a staff of 250 people in three countries.")
+    assert judged.answer == (
+        "The documents don't answer this: no passage in your library mentions \u2018pay\u2019; "
+        "the cited passages don't mention \u20182020\u2019, \u2018dividend\u2019."
+    )
+    support = judged.validation.support
+    assert support is not None and support.absent == ["pay"]
+
+
 def test_unsupported_answer_becomes_a_refusal_with_closest_passages() -> None:
     judged = judge_quoted("Where is the company's head office?", 1, "Revenue grew by 4 percent.")
     assert judged.kind == "refusal" and judged.citations == []
