@@ -6,6 +6,8 @@ Public API (see docs/CONTRACTS.md):
   raises a specific ``IngestError`` subclass (never a raw PyMuPDF error) or ``Cancelled``.
 - :func:`file_sha` ``(path) -> str``: the document id (16 hex of SHA-256), streamed.
 - :func:`iter_pdf_paths` ``(paths) -> list[Path]``: folders expanded to their PDFs.
+- :class:`ParseOptions`: chunk sizes and OCR, built from Settings in one place and passed
+  whole by every ingest path (in-process, parse worker, Ray actor).
 
 What a chunk holds: ``text`` is clean (ligatures expanded, line-end hyphens joined, soft
 hyphens and running headers/footers/page numbers removed; lines of a paragraph joined by
@@ -24,6 +26,7 @@ from __future__ import annotations
 from ._mupdf import MUPDF_LOCK
 from .chunker import ChunkParams
 from .limits import DEFAULT_LIMITS, Limits
+from .options import ParseOptions
 from .paths import iter_pdf_paths, safe_resolve
 from .pdf import file_sha, parse_pdf
 
@@ -32,6 +35,7 @@ __all__ = [
     "MUPDF_LOCK",
     "ChunkParams",
     "Limits",
+    "ParseOptions",
     "file_sha",
     "iter_pdf_paths",
     "parse_pdf",

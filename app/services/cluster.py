@@ -22,13 +22,16 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from app.core.errors import Cancelled, FootnoteError, IngestError
 from app.core.models import IngestResult, ParsedDocument
 from app.core.progress import CancelToken, Progress, ProgressCallback, Stage, no_progress
+
+if TYPE_CHECKING:
+    from app.ingest import ParseOptions
 
 logger = logging.getLogger(__name__)
 
@@ -65,14 +68,19 @@ class Prepared:
 
 
 class IngestWorker:
-    """A Ray actor body: owns one embedder, loaded on the first file, kept for all others."""
+    """A Ray actor body: owns one embedder, loaded on the first file, kept for all others.
 
-    def __init__(self, embedder_path: str | None, threads: int) -> None:
+    ``options`` are the driver library's parse options (``Library.parse_options``), so a
+    file reads here exactly as a local ingest reads it (OCR off, OCR languages, ...).
+    """
+
+    def __init__(self, embedder_path: str | None, threads: int, options: ParseOptions) -> None:
         from app.core.logs import setup_logging
 
         setup_logging(console=False)
         self._embedder_path = embedder_path
         self._threads = threads
+        self._options = options
         self._embedder: Any = None
         self.load_seconds = 0.0
 
@@ -97,7 +105,7 @@ class IngestWorker:
             with tempfile.TemporaryDirectory(prefix="footnote-") as tmp:
                 path = Path(tmp) / name  # same base name: error messages name the user's file
                 path.write_bytes(data)
-                parsed = parse_pdf(path)
+                parsed = parse_pdf(path, params=self._options.params, ocr=self._options.ocr)
             doc = parsed.document
             texts = [embedding_text(doc.title, c.section, c.text) for c in parsed.chunks]
             loaded = self._embedder is not None
@@ -207,6 +215,13 @@ class RayIngest:
 
     # --- driver ---------------------------------------------------------------------------
 
+    def worker_args(self) -> tuple[str | None, int, ParseOptions]:
+        """What each ``IngestWorker`` is built with (pickled to the cluster): the embedder,
+        its threads, and the parse options the local ingest would use under these settings."""
+        settings = self.library.settings
+        embedder = str(settings.embedder) if settings.embedder else None
+        return embedder, self.threads_per_worker, self.library.parse_options
+
     def _skip_unchanged(self, files: list[Path], results: dict[int, IngestResult]) -> list[int]:
         """Files whose content is already in the library need no worker at all."""
         from app.ingest import file_sha
@@ -240,8 +255,8 @@ class RayIngest:
             1, min(self.workers or int(ray.cluster_resources().get("CPU", 1)), len(todo))
         )
         actor_cls = ray.remote(num_cpus=self.threads_per_worker)(IngestWorker)
-        embedder = str(self.library.settings.embedder) if self.library.settings.embedder else None
-        actors = [actor_cls.remote(embedder, self.threads_per_worker) for _ in range(n_workers)]
+        args = self.worker_args()
+        actors = [actor_cls.remote(*args) for _ in range(n_workers)]
         queue = list(todo)
         in_flight: dict[Any, tuple[int, Any]] = {}  # ref -> (file index, actor)
         idle = list(actors)
@@ -268,7 +283,7 @@ class RayIngest:
                         results[i] = _failed(
                             str(files[i]), f"A cluster worker failed: {exc}", "worker_failed"
                         )
-                        actor = actor_cls.remote(embedder, self.threads_per_worker)
+                        actor = actor_cls.remote(*args)
                     else:
                         tc = time.perf_counter()
                         results[i] = self._commit(files[i], prepared)

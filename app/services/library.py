@@ -41,7 +41,7 @@ from app.store import Store
 
 if TYPE_CHECKING:
     from app.core.models import ParsedDocument
-    from app.ingest.ocr import OcrOptions
+    from app.ingest import ParseOptions
     from app.retrieval import HybridRetriever
 
 logger = logging.getLogger(__name__)
@@ -111,11 +111,12 @@ class Library:
         return emb
 
     @property
-    def ocr_options(self) -> OcrOptions:
-        """How scanned pages are read (Settings.ocr, Settings.ocr_languages)."""
-        from app.ingest.ocr import OcrOptions
+    def parse_options(self) -> ParseOptions:
+        """How files are read under the current settings (OCR on or off, its languages, chunk
+        sizes): this ingest and a cluster's workers (``RayIngest``) both take them from here."""
+        from app.ingest import ParseOptions
 
-        return OcrOptions(enabled=self.settings.ocr, languages=self.settings.ocr_languages)
+        return ParseOptions.from_settings(self.settings)
 
     # --- ingest: the one use case the CLI and the desktop app call -----------------------
 
@@ -235,8 +236,14 @@ class Library:
                     with self._lock:
                         self.store.set_file(sha, name)
                 return self._result(name, "unchanged", known)
+            options = self.parse_options
             parsed: ParsedDocument = parse_pdf(
-                path, on_progress=progress, cancel=cancel, ocr=self.ocr_options, on_partial=partial
+                path,
+                on_progress=progress,
+                cancel=cancel,
+                params=options.params,
+                ocr=options.ocr,
+                on_partial=partial,
             )
             doc = parsed.document.model_copy(update={"file": name, "status": "indexed"})
             parsed = parsed.model_copy(update={"document": doc})
