@@ -1,9 +1,10 @@
 """`footnote ingest --ray` on a real local Ray cluster (2 CPUs), into a local and an S3 library.
 
 One cluster is started for the module (``ray start --head --num-cpus 2``: Ray's start-up is
-the heavy part on this 2-core machine) and both CLI runs join it with ``--ray HOST:PORT``. The
+the heavy part on this 2-core machine) and every CLI run joins it with ``--ray HOST:PORT``. The
 folder holds real PDFs plus one corrupt file, which must fail alone; the result must equal
-a plain `footnote ingest` of the same files: same documents, chunks and search results.
+a plain `footnote ingest` of the same files: same documents, chunks and search results. The
+user's parse settings reach the workers too: with ``--no-ocr`` a scan fails as it does locally.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from app.services.library import Library
 from tests import pdf_factory as pf
 from tests.integration.test_crash import make_big_pdf
 from tests.s3_server import S3Library
+from tests.scan_factory import make_scan_pdf
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.slow]
 
@@ -92,10 +94,12 @@ def pdf_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def ray_ingest(folder: Path, library: str, cluster: dict[str, str], env: dict[str, str]) -> dict:
+def ray_ingest(
+    folder: Path, library: str, cluster: dict[str, str], env: dict[str, str], *options: str
+) -> dict:
     proc = subprocess.run(
         [sys.executable, "-m", "app", "ingest", str(folder), "--library", library,
-         "--ray", cluster["address"], "--json"],
+         "--ray", cluster["address"], "--json", *options],
         cwd=REPO,
         env={**env, "PYTHONPATH": cluster["PYTHONPATH"], "RAY_AUTH_MODE": "disabled"},
         capture_output=True,
@@ -154,6 +158,24 @@ def test_ray_ingest_equals_plain_ingest_local_and_s3(
         a = _vectors(plain, ids)
         b = _vectors(remote, ids)
         assert np.allclose(a, b, atol=1e-4)
+
+
+def test_ray_ingest_with_ocr_off_refuses_a_scan_as_plain_ingest_does(
+    ray_cluster: dict[str, str], tmp_path: Path
+) -> None:
+    """``--no-ocr`` reaches the workers: they refuse the scan instead of reading it by OCR,
+    with the plain ingest's result (same words, same code). Parsing fails before anything is
+    embedded, so the worker never loads the embedder: a cheap run."""
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    make_scan_pdf(folder / "letter.pdf", pages=1, dpi=150, per_page=3)
+    plain = Library(Settings(library=tmp_path / "plain", ocr=False))
+    (expected,) = plain.ingest([folder], embed=False).results
+    assert (expected.status, expected.error_code) == ("failed", "no_text")
+    assert "turned off" in (expected.error or "")
+
+    data = ray_ingest(folder, str(tmp_path / "ray"), ray_cluster, dict(os.environ), "--no-ocr")
+    assert data["results"] == [expected.model_dump(mode="json")]
 
 
 def _vectors(lib: Library, chunk_ids: list[str]) -> np.ndarray:
