@@ -328,7 +328,9 @@ class RayIngest:
         except FootnoteError as exc:
             return _failed(name, exc.user_text(), exc.code)
         status = "updated" if replaced else "added"
-        return _result(name, status, doc.doc_id, doc.pages, len(parsed.chunks))
+        result = _result(name, status, doc.doc_id, doc.pages, len(parsed.chunks))
+        result.ocr_pages = len(parsed.ocr_pages)  # as a local ingest reports it
+        return result
 
 
 def _result(name: str, status: Any, doc_id: str, pages: int, chunks: int) -> IngestResult:

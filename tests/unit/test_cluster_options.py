@@ -18,6 +18,7 @@ from app.ingest import ChunkParams, ParseOptions
 from app.ingest.ocr import OcrOptions, available_languages
 from app.services.cluster import IngestWorker, RayIngest
 from app.services.library import Library
+from tests.fakes import HashEmbedder
 from tests.scan_factory import SCAN_SENTENCES, make_scan_pdf
 
 pytestmark = pytest.mark.unit
@@ -61,3 +62,22 @@ def test_a_scan_fails_in_a_ray_worker_as_in_a_local_ingest(
     prepared = worker.prepare(0, path.name, path.read_bytes())
     assert prepared.parsed is None
     assert (prepared.error, prepared.error_code) == (local.error, local.error_code)
+
+
+def test_a_scan_read_by_ocr_on_a_ray_worker_gives_the_local_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import app.retrieval
+
+    monkeypatch.setattr("app.core.logs._configured", True)
+    monkeypatch.setattr(
+        app.retrieval, "SentenceTransformerEmbedder", lambda *a, **k: HashEmbedder()
+    )
+    path, _ = make_scan_pdf(tmp_path / "scan.pdf", dpi=150, sentences=SCAN_SENTENCES[:3])
+    local = Library(Settings(library=tmp_path / "local"), embedder=HashEmbedder())
+    (expected,) = local.ingest([path], embed=False).results
+    assert (expected.status, expected.ocr_pages) == ("added", 1)
+
+    job = RayIngest(Library(Settings(library=tmp_path / "ray")))
+    prepared = IngestWorker(*job.worker_args()).prepare(0, path.name, path.read_bytes())
+    assert job._commit(path.resolve(), prepared) == expected
