@@ -15,7 +15,8 @@ import pytest
 DATA = Path(__file__).parent / "data"
 
 # The S3-compatible test server (moto) for team-library tests: fixtures s3_server, s3_library.
-pytest_plugins = ["tests.s3_server"]
+# A real llama.cpp server (llama_cpp.server) for --llm-url / FOOTNOTE_LLM_URL: llama_server.
+pytest_plugins = ["tests.s3_server", "tests.llama_server"]
 
 
 @pytest.fixture(autouse=True)
