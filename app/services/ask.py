@@ -116,12 +116,23 @@ class AskService:
             _cache_prefix(model, {"role": "system", "content": system_prompt()})
 
     def load_model(self, path: Path | None) -> None:
-        """Switch to the GGUF at ``path`` (None: the embedded default).
+        """Switch to the GGUF at ``path`` (None: the embedded default), whatever ``llm_url``
+        says: a file the user picked (``--model``).
 
         The new model is loaded completely before it replaces the old one, so a bad file
         raises ``ModelLoadError`` and the previous model stays in use.
         """
-        new = local_chat_model(self.settings, path)
+        self._switch(local_chat_model(self.settings, path))
+
+    def reload_model(self) -> None:
+        """Switch to the model the settings name now: the llama.cpp server at ``llm_url``
+        when set, else the GGUF at ``model``. Same guarantee as :meth:`load_model`.
+
+        For a front end that keeps one ``Settings`` and changes it (the desktop).
+        """
+        self._switch(chat_model_from_settings(self.settings))
+
+    def _switch(self, new: ChatModel) -> None:
         new.warm_up()
         with self._gen_lock, self._model_lock:
             self._model = new

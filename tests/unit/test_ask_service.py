@@ -260,3 +260,17 @@ def test_model_comes_from_the_settings(tmp_path: Path) -> None:
     remote_settings = Settings(library=tmp_path / "lib", llm_url="http://127.0.0.1:9")
     remote = AskService(FakeLibrary(TEXTS, tmp_path), remote_settings)
     assert isinstance(remote.model, RemoteChatModel)
+
+
+def test_reload_model_follows_the_settings(lib: FakeLibrary, tmp_path: Path) -> None:
+    from app.generation import RemoteChatModel
+
+    settings = Settings(library=tmp_path / "lib", llm_url="http://127.0.0.1:9")
+    service = AskService(lib, settings, chat_model=ScriptedModel([GOOD]))
+    service.reload_model()  # the server: nothing to load, no connection opened
+    assert isinstance(service.model, RemoteChatModel)
+    assert service.model.base_url == "http://127.0.0.1:9"
+    settings.llm_url, settings.model = None, tmp_path / "missing.gguf"
+    with pytest.raises(ModelLoadError, match="not found"):
+        service.reload_model()
+    assert isinstance(service.model, RemoteChatModel), "a bad file keeps the previous model"
