@@ -54,7 +54,7 @@ class RemoteChatModel:
         self.model = model
         self.timeout = timeout
         self.repeat_penalty = repeat_penalty
-        self.name = f"remote {base}"
+        self.name = f"llama.cpp server at {base}"  # what a user reads as "the model"
 
     @property
     def endpoint(self) -> str:

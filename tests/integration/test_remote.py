@@ -50,7 +50,7 @@ def test_ask_through_server_gives_proven_citations(
     fact = MANUAL_FACTS["filter"]
     pieces: list[str] = []
     answer = service.ask(fact.question, on_token=pieces.append)
-    assert answer.model.startswith("remote ")
+    assert answer.model == f"llama.cpp server at {llama_server.url}"
     assert answer.kind in ("generated", "extractive", "refusal")
     if answer.kind != "refusal":
         assert answer.citations

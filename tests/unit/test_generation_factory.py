@@ -40,6 +40,7 @@ def test_llm_url_gives_a_remote_model(tmp_path: Path) -> None:
     model = chat_model_from_settings(settings)
     assert isinstance(model, RemoteChatModel) and isinstance(model, ChatModel)
     assert model.base_url == "http://127.0.0.1:9" and model.chooses_evidence
+    assert model.name == "llama.cpp server at http://127.0.0.1:9"  # shown as the model
     model.warm_up()  # nothing to load, and no connection is opened
     model.cache_prefix([{"role": "system", "content": "x"}])
 
