@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
@@ -79,6 +79,15 @@ def make_large_pdf(path: Path, pages: int = LARGE_PAGES) -> Path:
     doc.save(path, garbage=3, deflate=True)
     doc.close()
     return path
+
+
+@pytest.fixture(autouse=True)
+def _own_qsettings(tmp_path: Path) -> None:
+    """Each test's preferences in its own folder. Qt reads XDG_CONFIG_HOME only once per
+    process, so tests/conftest.py's per-test value alone would let one test's saved choices
+    (a model, OCR off) reach the next."""
+    folder = str(tmp_path / "config")
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, folder)
 
 
 @pytest.fixture(scope="session")
