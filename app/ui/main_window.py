@@ -605,20 +605,24 @@ class MainWindow(QMainWindow):
             self.session.reopen(new)
             self._load_history()
             return
-        old_model, old_ctx = cur.model, cur.n_ctx
-        for field in ("top_k", "temperature", "n_ctx", "model"):
+        old_model, old_url, old_ctx = cur.model, cur.llm_url, cur.n_ctx
+        for field in ("top_k", "temperature", "n_ctx", "model", "llm_url"):
             setattr(cur, field, getattr(new, field))
-        if new.model != old_model or new.n_ctx != old_ctx:
+        # A GGUF picked in the dialog clears llm_url (see SettingsDialog.result_settings) for
+        # this session; FOOTNOTE_LLM_URL applies again at the next start. The context size is
+        # the local model's: a server keeps its own.
+        local_ctx = new.llm_url is None and new.n_ctx != old_ctx
+        if (new.model, new.llm_url) != (old_model, old_url) or local_ctx:
 
             def revert(_exc: BaseException) -> None:
                 if new.model is not None and new.model != old_model:
                     forget_model(new.model)
-                cur.model, cur.n_ctx = old_model, old_ctx
+                cur.model, cur.llm_url, cur.n_ctx = old_model, old_url, old_ctx
                 save_settings(cur)
 
             if new.model is not None:
                 remember_model(new.model)
-            self.session.load_model(new.model, on_failed=revert)
+            self.session.load_model(on_failed=revert)
 
     def _model_state(self, text: str, busy: bool) -> None:
         self.model_label.setText(text)

@@ -91,7 +91,7 @@ class Session(QObject):
         self.library, self.asker = pair
         self.ready.emit()
         self.refresh_documents()
-        self.load_model(self.settings.model)
+        self.load_model()
 
     def reopen(self, settings: Settings) -> None:
         """Library folder or embedder changed: build fresh services for the new settings."""
@@ -184,17 +184,18 @@ class Session(QObject):
         )
 
     # --- model ----------------------------------------------------------------------
-    def load_model(
-        self, path: Path | None, *, on_failed: Callable[[BaseException], None] | None = None
-    ) -> None:
+    def load_model(self, *, on_failed: Callable[[BaseException], None] | None = None) -> None:
+        """Load the chat model the settings name (``AskService.reload_model``): the llama.cpp
+        server at ``llm_url`` when set, else the GGUF at ``model``. The previous model answers
+        until the new one is ready, and stays if it fails."""
         asker = self.asker
         if asker is None:
             return
-        label = path.name if path else "the embedded model"
+        label = model_label(self.settings)
         self.model_state.emit(f"Loading {label}…", True)
 
         def work(_: Job) -> str:
-            asker.load_model(path)
+            asker.reload_model()
             return asker.model.name or label
 
         def loaded(name: str) -> None:
@@ -284,6 +285,13 @@ class Session(QObject):
     def shutdown(self) -> None:
         self.runner.cancel_all()
         self.runner.wait(20000)
+
+
+def model_label(settings: Settings) -> str:
+    """The chat model the settings name, in words, before it is loaded."""
+    if settings.llm_url:
+        return f"the llama.cpp server at {settings.llm_url}"
+    return settings.model.name if settings.model else "the embedded model"
 
 
 def describe_error(exc: BaseException) -> str:

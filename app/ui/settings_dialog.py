@@ -1,5 +1,6 @@
-"""Settings dialog: chat model (the embedded default is always a choice), embedder folder,
-answer parameters and the library folder.
+"""Settings dialog: chat model (the embedded default is always a choice; the llama.cpp server
+named by FOOTNOTE_LLM_URL too, when set), embedder folder, answer parameters and the library
+folder.
 
 Why it returns a new ``Settings`` instead of applying itself: the main window applies changes
 off the GUI thread (loading a model takes seconds) and reverts on failure.
@@ -39,6 +40,7 @@ logger = logging.getLogger(__name__)
 
 
 TOOLTIP_ROLE = 3
+SERVER = "llm_url:"  # item data of the llama.cpp server entry (model items hold a path or "")
 
 HINTS = {
     "top_k": "More passages can find more; a small model is easily confused by many.",
@@ -85,7 +87,12 @@ class SettingsDialog(QDialog):
                 seen.add(str(m.path))
                 self.model.addItem(f"{m.info.summary}  ({m.source})", str(m.path))
                 self.model.setItemData(self.model.count() - 1, str(m.path), TOOLTIP_ROLE)
-        self.model.setCurrentIndex(max(0, self.model.findData(str(settings.model or ""))))
+        current = str(settings.model or "")
+        if settings.llm_url:  # in use whatever ``model`` says, until a pick here replaces it
+            self.model.insertItem(0, f"llama.cpp server at {settings.llm_url}", SERVER)
+            self.model.setItemData(0, "FOOTNOTE_LLM_URL", TOOLTIP_ROLE)
+            current = SERVER
+        self.model.setCurrentIndex(max(0, self.model.findData(current)))
         browse_model = QPushButton("Choose GGUF…")
         browse_model.clicked.connect(self._pick_model)
         self.model_error = QLabel("")
@@ -149,6 +156,13 @@ class SettingsDialog(QDialog):
         notes_lay.setSpacing(2)
         notes_lay.addWidget(self.model_error)
         notes_lay.addWidget(found_note)
+        if settings.llm_url:
+            notes_lay.addWidget(
+                _note(
+                    "The server is set by FOOTNOTE_LLM_URL. A model chosen here replaces it "
+                    "until Footnote starts again."
+                )
+            )
         form.addRow("", notes)
         form.addRow("Embedding model:", _row(self.embedder, browse_emb))
         form.addRow(
@@ -227,7 +241,11 @@ class SettingsDialog(QDialog):
             self.library.setText(path)
 
     def result_settings(self) -> Settings:
-        model = self.model.currentData() or None
+        """The dialog's choices. Choosing a GGUF or the embedded model clears ``llm_url``:
+        an explicit pick wins over the server."""
+        choice = self.model.currentData() or None
+        server = choice == SERVER
+        model = str(self.base.model or "") if server else choice
         emb = self.embedder.text().strip() or None
         lib = parse_location(self.library.text().strip() or str(self.base.library))
         # A new library gets the desktop's default again (a team library opens read-only).
@@ -235,6 +253,7 @@ class SettingsDialog(QDialog):
         return self.base.model_copy(
             update={
                 "model": Path(model) if model else None,
+                "llm_url": self.base.llm_url if server else None,
                 "embedder": Path(emb) if emb else None,
                 "top_k": self.top_k.value(),
                 "temperature": round(self.temperature.value(), 2),

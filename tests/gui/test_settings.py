@@ -59,3 +59,19 @@ def test_ocr_can_be_turned_off_and_stays_off(qtbot) -> None:
     assert new.ocr is False
     save_settings(new)
     assert load_settings().ocr is False
+
+
+def test_the_configured_server_is_the_current_choice_until_a_model_is_picked(
+    qtbot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FOOTNOTE_LLM_URL", "http://127.0.0.1:9")
+    base = load_settings()
+    dlg = SettingsDialog(base, local_models=[])
+    qtbot.addWidget(dlg)
+    assert dlg.model.currentText() == "llama.cpp server at http://127.0.0.1:9"
+    assert dlg.result_settings().llm_url == "http://127.0.0.1:9"
+    dlg.model.setCurrentIndex(dlg.model.findData(""))  # the embedded model, picked
+    new = dlg.result_settings()
+    assert (new.model, new.llm_url) == (None, None)
+    save_settings(new)
+    assert load_settings().llm_url == "http://127.0.0.1:9", "never saved: the variable decides"
