@@ -16,7 +16,9 @@ import pytest
 
 from tests.bench.corpus_gen import BUILDERS, book, generate, german, report
 from tests.bench.question_set import (
+    BENCH_DATA,
     DEFAULT_CORPUS,
+    FHS_QUESTIONS_PATH,
     HELDOUT_QUESTIONS_PATH,
     MIXED_QUESTIONS_PATH,
     QUESTIONS_PATH,
@@ -262,3 +264,24 @@ def test_heldout_set_is_valid_distinct_and_not_copied() -> None:
 @pytest.mark.skipif(not DEFAULT_CORPUS.is_dir(), reason="benchmark corpus not available")
 def test_every_heldout_evidence_occurs_on_its_page() -> None:
     assert evidence_problems(load_questions(HELDOUT_QUESTIONS_PATH), DEFAULT_CORPUS) == []
+
+
+def test_fhs_set_is_valid_distinct_and_not_copied() -> None:
+    """The second held-out check: a real standards PDF of another kind, kept in the repo."""
+    fhs = load_questions(FHS_QUESTIONS_PATH)
+    assert [q.id for q in fhs] == [f"f{i:03d}" for i in range(1, len(fhs) + 1)]
+    assert {q.doc for q in fhs} == {"fhs-3.0.pdf"}
+    assert sum(q.answerable for q in fhs) >= 15 and sum(not q.answerable for q in fhs) >= 5
+    assert len({q.question.lower() for q in fhs}) == len(fhs)
+    for q in fhs:
+        if q.answerable:
+            assert normalize(q.evidence or "").lower() not in normalize(q.question).lower(), q.id
+
+
+def test_every_fhs_evidence_occurs_on_its_page_only() -> None:
+    fhs = load_questions(FHS_QUESTIONS_PATH)
+    assert evidence_problems(fhs, BENCH_DATA) == []
+    texts = page_texts(BENCH_DATA / "fhs-3.0.pdf")
+    for q in fhs:  # unique evidence: evidence recall cannot be earned on another page
+        if q.answerable:
+            assert sum(evidence_on_text(q.evidence or "", t) for t in texts) == 1, q.id
