@@ -23,6 +23,9 @@ from app.generation.grammar import GrammarSpec, build_grammar, evidence_json
 
 logger = logging.getLogger(__name__)
 
+WARM_UP_TIMEOUT_S = 5.0
+"""How long warming up waits for the server to answer before it says it cannot reach it."""
+
 
 class RemoteChatModel:
     """:class:`app.core.protocols.ChatModel` over HTTP (OpenAI chat completions + grammar).
@@ -61,7 +64,20 @@ class RemoteChatModel:
         return f"{self.base_url}/v1/chat/completions"
 
     def warm_up(self) -> None:
-        """Nothing to load here; an unreachable server is reported by the first answer."""
+        """Nothing to load here, but say now, not at the first answer, when nothing answers
+        at the URL: one ``GET /v1/models`` (both llama.cpp's server and ``llama_cpp.server``
+        serve it), at most ``WARM_UP_TIMEOUT_S``. Any HTTP reply means a server is there."""
+        req = urllib.request.Request(f"{self.base_url}/v1/models", method="GET")
+        try:
+            with urllib.request.urlopen(req, timeout=min(self.timeout, WARM_UP_TIMEOUT_S)):
+                pass
+        except urllib.error.HTTPError:
+            return  # a server that answers, if not to this request
+        except OSError as exc:  # refused, unknown host, timeout
+            reason = getattr(exc, "reason", exc)
+            raise RemoteBackendError(
+                f"Cannot reach the llama.cpp server at {self.base_url}: {reason}"
+            ) from exc
 
     def cache_prefix(self, messages: list[dict[str, str]]) -> None:
         """The server keeps its own prompt cache."""

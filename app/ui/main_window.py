@@ -216,13 +216,7 @@ class MainWindow(QMainWindow):
         s.ready.connect(self._session_ready)
         s.documents_changed.connect(self._documents_changed)
         s.model_state.connect(self._model_state)
-        s.model_failed.connect(
-            lambda exc: self.messages.show_message(
-                "error",
-                "The model could not be loaded; the previous one is kept.",
-                describe_error(exc),
-            )
-        )
+        s.model_failed.connect(self._model_failed)
         s.error.connect(self._session_error)
         self.library.add_requested.connect(self.add_pdfs)
         self.library.remove_requested.connect(self.session.remove)
@@ -237,6 +231,13 @@ class MainWindow(QMainWindow):
         self.sources.source_clicked.connect(self._open_source)
         self.viewer.problem.connect(
             lambda text, details: self.messages.show_message("warning", text, details, key="viewer")
+        )
+
+    def _model_failed(self, exc: BaseException) -> None:
+        """A model that did not load: the previous one answers, if there was one."""
+        kept = "; the previous one is kept." if self.session.model_name else "."
+        self.messages.show_message(
+            "error", f"The model could not be loaded{kept}", describe_error(exc)
         )
 
     def _session_error(self, msg: str, details: str) -> None:

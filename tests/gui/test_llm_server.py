@@ -18,7 +18,7 @@ from app.ui.main_window import MainWindow
 from app.ui.prefs import load_settings
 from app.ui.settings_dialog import SettingsDialog
 from tests.gui.conftest import drop_files, wait_ingested, wait_ready
-from tests.llama_server import LlamaServer
+from tests.llama_server import LlamaServer, free_port
 from tests.pdf_factory import MANUAL_FACTS
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
@@ -83,3 +83,18 @@ def test_a_gguf_picked_in_settings_replaces_the_server(
     assert win.session.settings.llm_url is None
     assert win.model_label.text() == f"Model: {gguf.name}"
     assert load_settings().llm_url == llama_server.url, "the variable applies again next start"
+
+
+def test_an_unreachable_server_is_reported_at_start(
+    qtbot, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    """Nothing listens at FOOTNOTE_LLM_URL: the window says so when it starts, not at the
+    first answer, and names the server."""
+    url = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("FOOTNOTE_LLM_URL", url)
+    win: MainWindow = request.getfixturevalue("window")
+    qtbot.waitUntil(lambda: any("Cannot reach" in t for t in win.messages.texts()), timeout=60_000)
+    text = next(t for t in win.messages.texts() if "Cannot reach" in t)
+    assert text.startswith("The model could not be loaded. ")  # there was none to keep
+    assert f"llama.cpp server at {url}" in text
+    assert win.model_label.text() == "Model: none loaded"

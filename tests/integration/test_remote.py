@@ -25,6 +25,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 def test_remote_model_streams_grammar_constrained_output(llama_server: LlamaServer) -> None:
     model = RemoteChatModel(llama_server.url)
+    model.warm_up()  # the server answers GET /v1/models
     pieces: list[str] = []
     before = llama_server.chat_requests()
     result = model.chat(
@@ -63,6 +64,8 @@ def test_ask_through_server_gives_proven_citations(
 
 def test_unreachable_server_is_a_clear_error() -> None:
     model = RemoteChatModel(f"http://127.0.0.1:{free_port()}")
+    with pytest.raises(RemoteBackendError, match="Cannot reach"):
+        model.warm_up()  # said when the front end starts, not only at the first answer
     with pytest.raises(RemoteBackendError, match="Cannot reach"):
         model.chat([{"role": "user", "content": "hi"}], max_tokens=4)
     with pytest.raises(RemoteBackendError, match="Not an http"):

@@ -8,12 +8,16 @@ deterministically. The real model and library are exercised in tests/integration
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from app.core.config import Settings
-from app.core.errors import Cancelled, ModelLoadError
+from app.core.errors import Cancelled, ModelLoadError, RemoteBackendError
 from app.core.progress import CancelToken
 from app.core.protocols import ChatModel
 from app.services.ask import EMPTY_LIBRARY_TEXT, REFUSAL_TEXT, AskService
@@ -262,14 +266,46 @@ def test_model_comes_from_the_settings(tmp_path: Path) -> None:
     assert isinstance(remote.model, RemoteChatModel)
 
 
+@contextmanager
+def models_endpoint() -> Iterator[str]:
+    """A real HTTP server on a free local port that answers ``GET /v1/models`` (all a
+    server model's warm-up asks), for as long as the block runs."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b'{"object": "list", "data": []}'
+            self.send_response(200 if self.path == "/v1/models" else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_reload_model_follows_the_settings(lib: FakeLibrary, tmp_path: Path) -> None:
     from app.generation import RemoteChatModel
 
     settings = Settings(library=tmp_path / "lib", llm_url="http://127.0.0.1:9")
     service = AskService(lib, settings, chat_model=ScriptedModel([GOOD]))
-    service.reload_model()  # the server: nothing to load, no connection opened
+    with pytest.raises(RemoteBackendError, match="Cannot reach"):  # nothing listens on port 9
+        service.reload_model()
+    assert isinstance(service.model, ScriptedModel), "an unreachable server keeps the model"
+    with models_endpoint() as url:  # something answers at the URL now
+        settings.llm_url = url
+        service.reload_model()
     assert isinstance(service.model, RemoteChatModel)
-    assert service.model.base_url == "http://127.0.0.1:9"
+    assert service.model.base_url == url
     settings.llm_url, settings.model = None, tmp_path / "missing.gguf"
     with pytest.raises(ModelLoadError, match="not found"):
         service.reload_model()

@@ -41,8 +41,7 @@ def test_llm_url_gives_a_remote_model(tmp_path: Path) -> None:
     assert isinstance(model, RemoteChatModel) and isinstance(model, ChatModel)
     assert model.base_url == "http://127.0.0.1:9" and model.chooses_evidence
     assert model.name == "llama.cpp server at http://127.0.0.1:9"  # shown as the model
-    model.warm_up()  # nothing to load, and no connection is opened
-    model.cache_prefix([{"role": "system", "content": "x"}])
+    model.cache_prefix([{"role": "system", "content": "x"}])  # the server keeps its own cache
 
 
 def test_local_chat_model_ignores_llm_url(tmp_path: Path) -> None:
