@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+OCR_WORKERS_ENV = "FOOTNOTE_OCR_WORKERS"  # read by app.ingest.ocr_pool.workers_for
 INSTALL_HINT = "Install the cluster extra: pip install 'footnote[cluster]' (it adds Ray)."
 POLL_S = 0.2  # how often the driver checks for Ctrl-C while waiting on workers
 
@@ -71,13 +72,17 @@ class IngestWorker:
     """A Ray actor body: owns one embedder, loaded on the first file, kept for all others.
 
     ``options`` are the driver library's parse options (``Library.parse_options``), so a
-    file reads here exactly as a local ingest reads it (OCR off, OCR languages, ...).
+    file reads here exactly as a local ingest reads it (OCR off, OCR languages, ...). A
+    scan's OCR runs in at most ``threads`` processes, the CPUs Ray reserved for this actor
+    (``FOOTNOTE_OCR_WORKERS`` in the actor's own process; by default OCR would take up to 4
+    per actor, and N actors would start 4N on N cores).
     """
 
     def __init__(self, embedder_path: str | None, threads: int, options: ParseOptions) -> None:
         from app.core.logs import setup_logging
 
         setup_logging(console=False)
+        os.environ[OCR_WORKERS_ENV] = str(max(1, threads))
         self._embedder_path = embedder_path
         self._threads = threads
         self._options = options

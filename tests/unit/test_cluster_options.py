@@ -16,6 +16,7 @@ import pytest
 from app.core.config import Settings
 from app.ingest import ChunkParams, ParseOptions
 from app.ingest.ocr import OcrOptions, available_languages
+from app.ingest.ocr_pool import workers_for
 from app.services.cluster import IngestWorker, RayIngest
 from app.services.library import Library
 from tests.fakes import HashEmbedder
@@ -81,3 +82,14 @@ def test_a_scan_read_by_ocr_on_a_ray_worker_gives_the_local_result(
     job = RayIngest(Library(Settings(library=tmp_path / "ray")))
     prepared = IngestWorker(*job.worker_args()).prepare(0, path.name, path.read_bytes())
     assert job._commit(path.resolve(), prepared) == expected
+
+
+def test_a_ray_worker_reads_scans_with_no_more_processes_than_its_cpus(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """OCR would start min(cores, 4) processes per actor; an actor gets ``threads`` CPUs."""
+    monkeypatch.setenv("FOOTNOTE_OCR_WORKERS", "4")  # restored after the test
+    IngestWorker(None, 1, ParseOptions())
+    assert workers_for(40) == 1
+    IngestWorker(None, 2, ParseOptions())
+    assert workers_for(40) == 2
