@@ -90,7 +90,7 @@ class SettingsDialog(QDialog):
         current = str(settings.model or "")
         if settings.llm_url:  # in use whatever ``model`` says, until a pick here replaces it
             self.model.insertItem(0, f"llama.cpp server at {settings.llm_url}", SERVER)
-            self.model.setItemData(0, "FOOTNOTE_LLM_URL", TOOLTIP_ROLE)
+            self.model.setItemData(0, f"{settings.llm_url} (FOOTNOTE_LLM_URL)", TOOLTIP_ROLE)
             current = SERVER
         self.model.setCurrentIndex(max(0, self.model.findData(current)))
         browse_model = QPushButton("Choose GGUF…")
@@ -159,8 +159,8 @@ class SettingsDialog(QDialog):
         if settings.llm_url:
             notes_lay.addWidget(
                 _note(
-                    "The server is set by FOOTNOTE_LLM_URL. A model chosen here replaces it "
-                    "until Footnote starts again."
+                    f"The server at {settings.llm_url} is set by FOOTNOTE_LLM_URL. A model "
+                    "chosen here replaces it until Footnote starts again."
                 )
             )
         form.addRow("", notes)

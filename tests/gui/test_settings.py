@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QLabel
 
 from app.ui.dialogs import SHORTCUTS
 from app.ui.main_window import MainWindow
@@ -70,6 +71,9 @@ def test_the_configured_server_is_the_current_choice_until_a_model_is_picked(
     qtbot.addWidget(dlg)
     assert dlg.model.currentText() == "llama.cpp server at http://127.0.0.1:9"
     assert dlg.result_settings().llm_url == "http://127.0.0.1:9"
+    # the whole URL is readable in a wrapped note, not only in a combo box a narrow dialog cuts
+    notes = [w.text() for w in dlg.findChildren(QLabel) if w.wordWrap()]
+    assert any("The server at http://127.0.0.1:9 is set by FOOTNOTE_LLM_URL" in t for t in notes)
     dlg.model.setCurrentIndex(dlg.model.findData(""))  # the embedded model, picked
     new = dlg.result_settings()
     assert (new.model, new.llm_url) == (None, None)
