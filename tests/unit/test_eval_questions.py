@@ -14,10 +14,11 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tests.bench.corpus_gen import BUILDERS, book, generate, german, report
+from tests.bench.corpus_gen import BUILDERS, HELDOUT_BUILDERS, book, generate, german, report
 from tests.bench.question_set import (
     BENCH_DATA,
     DEFAULT_CORPUS,
+    EBIKE_QUESTIONS_PATH,
     FHS_QUESTIONS_PATH,
     HELDOUT_QUESTIONS_PATH,
     MIXED_QUESTIONS_PATH,
@@ -283,5 +284,28 @@ def test_every_fhs_evidence_occurs_on_its_page_only() -> None:
     assert evidence_problems(fhs, BENCH_DATA) == []
     texts = page_texts(BENCH_DATA / "fhs-3.0.pdf")
     for q in fhs:  # unique evidence: evidence recall cannot be earned on another page
+        if q.answerable:
+            assert sum(evidence_on_text(q.evidence or "", t) for t in texts) == 1, q.id
+
+
+def test_ebike_set_is_valid_distinct_not_copied_and_apart_from_the_mixed_corpus() -> None:
+    """The third held-out check, kept for the next change of the verdict rules."""
+    ebike = load_questions(EBIKE_QUESTIONS_PATH)
+    assert [q.id for q in ebike] == [f"e{i:03d}" for i in range(1, len(ebike) + 1)]
+    assert {q.doc for q in ebike} == set(HELDOUT_BUILDERS)
+    assert not set(HELDOUT_BUILDERS) & set(BUILDERS), "the mixed libraries must not change"
+    assert sum(q.answerable for q in ebike) >= 15 and sum(not q.answerable for q in ebike) >= 5
+    assert len({q.question.lower() for q in ebike}) == len(ebike)
+    for q in ebike:
+        if q.answerable:
+            assert normalize(q.evidence or "").lower() not in normalize(q.question).lower(), q.id
+
+
+def test_every_ebike_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
+    ebike = load_questions(EBIKE_QUESTIONS_PATH)
+    [pdf] = generate(tmp_path, HELDOUT_BUILDERS)
+    assert evidence_problems(ebike, tmp_path) == []
+    texts = page_texts(pdf)
+    for q in ebike:
         if q.answerable:
             assert sum(evidence_on_text(q.evidence or "", t) for t in texts) == 1, q.id
