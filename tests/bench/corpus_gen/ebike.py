@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from app.ingest._mupdf import pymupdf
 
-from .render import Flow, Style, new_document, put, save
+from .render import ChapterStyles, Flow, Style, new_document, put, save, write_chapters
 
 FILE = "velora_trail_e5_manual.pdf"
 W, H = 595.0, 842.0
@@ -19,6 +19,7 @@ BODY = Style("helv", 10.0, 13.5, after=6.0)
 H1 = Style("hebo", 14.0, 18.0, before=10.0, after=6.0, color=(0.55, 0.15, 0.1))
 CAPTION = Style("hebo", 9.5, 12.5, before=4.0, after=4.0)
 CELL = Style("helv", 9.0, 11.5, after=4.0)
+STYLES = ChapterStyles(H1, BODY, CELL, CAPTION)
 
 MODES = (
     ["Mode", "Motor support", "Typical range (500 Wh battery)", "Display colour"],
@@ -183,12 +184,5 @@ def build(path: str) -> None:
     page = flow.new_page()
     put(page, M, 100, TITLE, Style("hebo", 22.0, color=(0.55, 0.15, 0.1)))
     put(page, M, 130, "Electric mountain bike (pedelec), model year 2026", Style("helv", 12.0))
-    for title, blocks in CHAPTERS:
-        flow.heading(title, H1)
-        for block in blocks:
-            if isinstance(block, str):
-                flow.para(block, BODY)
-            else:
-                _, (header, rows, widths), caption = block  # type: ignore[misc]
-                flow.table(header, rows, widths, CELL, caption=caption, caption_style=CAPTION)
+    write_chapters(flow, CHAPTERS, STYLES)
     save(doc, path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.ingest._mupdf import pymupdf
 
-from .render import Flow, Style, new_document, put, save
+from .render import ChapterStyles, Flow, Style, new_document, put, save, write_chapters
 
 FILE = "leitfaden_photovoltaik.pdf"
 W, H = 595.0, 842.0
@@ -15,6 +15,7 @@ BODY = Style("helv", 10.0, 14.0, after=6.0)
 H1 = Style("hebo", 13.5, 17.0, before=10.0, after=5.0, color=(0.55, 0.2, 0.0))
 CELL = Style("helv", 9.0, 11.5, after=4.0)
 CAPTION = Style("hebo", 9.5, 12.5, before=4.0, after=4.0)
+STYLES = ChapterStyles(H1, BODY, CELL, CAPTION)
 
 CHAPTERS: list[tuple[str, list[object]]] = [
     (
@@ -149,12 +150,5 @@ def build(path: str) -> None:
     page = flow.new_page()
     put(page, M, 100, "Solarstrom vom eigenen Dach", Style("hebo", 22, color=(0.55, 0.2, 0.0)))
     put(page, M, 128, "Ein Leitfaden für Hausbesitzer", Style("helv", 14))
-    for heading, items in CHAPTERS:
-        flow.heading(heading, H1)
-        for item in items:
-            if isinstance(item, str):
-                flow.para(item, BODY)
-            else:
-                _, (header, rows, widths), caption = item  # type: ignore[misc]
-                flow.table(header, rows, widths, CELL, caption=caption, caption_style=CAPTION)
+    write_chapters(flow, CHAPTERS, STYLES)
     save(doc, path)

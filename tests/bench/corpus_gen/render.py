@@ -252,6 +252,43 @@ class Flow:
         return r.y1
 
 
+Table = tuple[Sequence[str], Sequence[Sequence[str]], Sequence[float]]
+"""A ruled table: header, rows, column widths."""
+Chapter = tuple[str, Sequence[object]]
+"""A heading and its blocks: paragraph strings, or ("table", Table, caption)."""
+
+
+@dataclass(frozen=True)
+class ChapterStyles:
+    heading: Style
+    body: Style
+    cell: Style
+    caption: Style
+
+
+def write_chapters(
+    flow: Flow,
+    chapters: Sequence[Chapter],
+    styles: ChapterStyles,
+    *,
+    break_before: Sequence[int] = (),
+) -> None:
+    """Flow numbered chapters of paragraphs and captioned tables; a new page before the
+    chapters whose index is in ``break_before``."""
+    for i, (heading, blocks) in enumerate(chapters):
+        if i in break_before:
+            flow.page_break()
+        flow.heading(heading, styles.heading)
+        for block in blocks:
+            if isinstance(block, str):
+                flow.para(block, styles.body)
+            else:
+                _, (header, rows, widths), caption = block  # type: ignore[misc]
+                flow.table(
+                    header, rows, widths, styles.cell, caption=caption, caption_style=styles.caption
+                )
+
+
 def new_document(title: str, author: str, subject: str = "") -> pymupdf.Document:
     doc = pymupdf.open()
     doc.set_metadata(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.ingest._mupdf import pymupdf
 
-from .render import Flow, Style, new_document, put, save
+from .render import ChapterStyles, Flow, Style, new_document, put, save, write_chapters
 
 FILE = "millbrook_water_report_2025.pdf"
 W, H = 595.0, 842.0
@@ -15,6 +15,7 @@ BODY = Style("helv", 10.0, 13.5, after=6.0)
 H1 = Style("hebo", 14.0, 18.0, before=10.0, after=6.0, color=(0.0, 0.3, 0.5))
 CAPTION = Style("hebo", 9.5, 12.5, before=4.0, after=4.0)
 CELL = Style("helv", 9.0, 11.5, after=4.0)
+STYLES = ChapterStyles(H1, BODY, CELL, CAPTION)
 
 KEY_FIGURES = (
     ["Measure", "2024", "2025", "Target 2025"],
@@ -195,14 +196,5 @@ def build(path: str) -> None:
     page = flow.new_page()
     put(page, M, 110, "Millbrook Water Services", Style("hebo", 24, color=(0.0, 0.3, 0.5)))
     put(page, M, 145, "Annual Performance Report 2025", Style("helv", 16))
-    for i, (heading, items) in enumerate(CHAPTERS):
-        if i in (2, 4, 6):
-            flow.page_break()
-        flow.heading(heading, H1)
-        for item in items:
-            if isinstance(item, str):
-                flow.para(item, BODY)
-            else:
-                _, (header, rows, widths), caption = item  # type: ignore[misc]
-                flow.table(header, rows, widths, CELL, caption=caption, caption_style=CAPTION)
+    write_chapters(flow, CHAPTERS, STYLES, break_before=(2, 4, 6))
     save(doc, path)
