@@ -46,6 +46,7 @@ test: setup
 
 lint: setup
 	$(BIN)/ruff check app tests
+	$(BIN)/ruff format --check app tests
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 

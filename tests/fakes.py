@@ -188,9 +188,7 @@ class FakeLibrary:
         self, query: str, *, top_k: int | None = None, doc_ids: Sequence[str] | None = None
     ) -> tuple[list[SearchHit], dict[str, float]]:
         self.searches.append(query)
-        chunks = [
-            c for c in self.chunks_by_id.values() if doc_ids is None or c.doc_id in doc_ids
-        ]
+        chunks = [c for c in self.chunks_by_id.values() if doc_ids is None or c.doc_id in doc_ids]
         hits = [
             SearchHit(
                 rank=i + 1,

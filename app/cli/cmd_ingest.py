@@ -131,7 +131,9 @@ def _run_on_ray(args: argparse.Namespace, library: Any, bar: Any, t0: float) -> 
         common.print_json(
             {
                 "results": [_result_json(r) for r in results],
-                "embedded_chunks": sum(r.chunks for r in results if r.status in ("added", "updated")),
+                "embedded_chunks": sum(
+                    r.chunks for r in results if r.status in ("added", "updated")
+                ),
                 "cancelled": cancelled,
                 "timings_ms": timings,
                 "cluster": job.stats,

@@ -117,7 +117,12 @@ class CharMap:
                 order.append(key)
             else:
                 m = merged[key]
-                m[1], m[2], m[3], m[4] = min(m[1], nx0), min(m[2], y0), max(m[3], nx1), max(m[4], y1)
+                m[1], m[2], m[3], m[4] = (
+                    min(m[1], nx0),
+                    min(m[2], y0),
+                    max(m[3], nx1),
+                    max(m[4], y1),
+                )
         return [
             Rect(int(m[0]), round(m[1], 2), round(m[2], 2), round(m[3], 2), round(m[4], 2))
             for m in (merged[k] for k in order)

@@ -47,7 +47,9 @@ class Settings(BaseSettings):
         description="Open the library read-only; None = the front end decides (the desktop "
         "opens a team library on object storage read-only, the CLI writes).",
     )
-    model: Path | None = Field(default=None, description="GGUF chat model; None = embedded default.")
+    model: Path | None = Field(
+        default=None, description="GGUF chat model; None = embedded default."
+    )
     embedder: Path | None = Field(
         default=None, description="sentence-transformers folder; None = embedded default."
     )

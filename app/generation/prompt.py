@@ -180,7 +180,9 @@ def _split(source: Source) -> list[ShownSentence]:
                 end = _lead_in_end(source.text, end)
                 body = collapse_ws(source.text[offset + s : end])
             if len(body) >= 2:
-                out.append(ShownSentence(source.n, i, offset + s, end, body, context=context[n] or ()))
+                out.append(
+                    ShownSentence(source.n, i, offset + s, end, body, context=context[n] or ())
+                )
                 i += 1
         offset += len(line) + 1
     return out

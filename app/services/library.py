@@ -82,9 +82,7 @@ class Library:
     def store(self) -> Store:
         with self._lock:
             if self._store is None:
-                self._store = Store(
-                    self.settings.library, read_only=bool(self.settings.read_only)
-                )
+                self._store = Store(self.settings.library, read_only=bool(self.settings.read_only))
             return self._store
 
     @property

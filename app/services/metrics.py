@@ -124,7 +124,7 @@ class AnswerMetrics:
 
 
 def refusal_why(answer: Answer) -> str:
-    """"absent" (a key concept is nowhere in the library), "support" (the evidence does not
+    """ "absent" (a key concept is nowhere in the library), "support" (the evidence does not
     answer) or "other" (empty library, no hits, the model declined)."""
     support = answer.validation.support
     if support is None:

@@ -307,7 +307,9 @@ class Store:
         found: set[str] = set()
         ids = sorted(set(chunk_ids))
         for start in range(0, len(ids), FILTER_BATCH):
-            q = self._vectors.search().where(sql.is_in("chunk_id", ids[start : start + FILTER_BATCH]))
+            q = self._vectors.search().where(
+                sql.is_in("chunk_id", ids[start : start + FILTER_BATCH])
+            )
             found.update(
                 q.select(["chunk_id"]).limit(None).to_arrow().column("chunk_id").to_pylist()
             )

@@ -171,9 +171,7 @@ class ImportPanel(QFrame):
     def on_progress(self, p: Progress) -> None:
         if isinstance(p, FileDone):  # a file is through: say at once if it failed or was known
             if p.status in ("failed", "unchanged"):
-                self._row(p.file).finish(
-                    IngestResult(file=p.file, status=p.status, error=p.error)
-                )
+                self._row(p.file).finish(IngestResult(file=p.file, status=p.status, error=p.error))
         elif isinstance(p, FileProgress):  # one file's own counts
             self._row(p.file).update(p)
             if p.stage is Stage.PARSE:

@@ -86,7 +86,9 @@ def test_refusal_says_why_and_offers_its_closest_passages() -> None:
     answer = _refusal_with_closest()
     level, words = render.status_text(answer)
     assert level == "REFUSAL"
-    assert words.startswith("Not answered: No passage in your library mentions \u2018watermark\u2019")
+    assert words.startswith(
+        "Not answered: No passage in your library mentions \u2018watermark\u2019"
+    )
     assert "closest passages" in words
     assert list(render.citations_by_n(answer)) == [3]  # chips open them like citations
     md = render.answer_markdown(answer)

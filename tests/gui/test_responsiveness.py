@@ -15,7 +15,9 @@ from tests.gui.conftest import drop_files, wait_ingested, wait_ready
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
 
-def test_ingest_and_answer_run_in_the_background_offline(qtbot, window, gui_pdfs, no_network) -> None:
+def test_ingest_and_answer_run_in_the_background_offline(
+    qtbot, window, gui_pdfs, no_network
+) -> None:
     drop_files(window, [gui_pdfs["manual"]])
     wait_ingested(qtbot, window)
     wait_ready(qtbot, window, 1)  # embedder and model loaded: steady state from here

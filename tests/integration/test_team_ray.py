@@ -114,7 +114,9 @@ def snapshot(lib: Library) -> dict:
     """Documents, chunks, vectors and search results of a library, for comparison."""
     docs = {d.doc_id: (d.title, d.pages, d.chunks, d.status, d.file) for d in lib.documents()}
     chunks = {
-        doc_id: [(c.chunk_id, c.text, c.page_start, c.page_end) for c in lib.store.chunks_of(doc_id)]
+        doc_id: [
+            (c.chunk_id, c.text, c.page_start, c.page_end) for c in lib.store.chunks_of(doc_id)
+        ]
         for doc_id in docs
     }
     searches = {q: [h.chunk_id for h in lib.search(q, top_k=5)[0]] for q in QUERIES}

@@ -70,7 +70,6 @@ class AskLibraryContract:
             assert by_id[c.chunk_id].page_start == c.page_start
             assert c.text.strip()
 
-
     def test_term_counts_count_chunks_with_the_word(self, library: Any) -> None:
         df, n_chunks = library.term_counts(["filter", "watermark"])
         assert set(df) == {"filter", "watermark"}

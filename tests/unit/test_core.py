@@ -11,9 +11,15 @@ pytestmark = pytest.mark.unit
 
 
 def test_sentences_respect_abbreviations_and_cover_text() -> None:
-    text = "Use e.g. a macro. Fig. 3 shows it! Then \"quoted.\" Next? yes, lower. Final"
+    text = 'Use e.g. a macro. Fig. 3 shows it! Then "quoted." Next? yes, lower. Final'
     sents = split_sentences(text)
-    assert sents == ["Use e.g. a macro.", "Fig. 3 shows it!", 'Then "quoted."', "Next? yes, lower.", "Final"]
+    assert sents == [
+        "Use e.g. a macro.",
+        "Fig. 3 shows it!",
+        'Then "quoted."',
+        "Next? yes, lower.",
+        "Final",
+    ]
     # spans are ordered, non-overlapping and lose no non-space character
     spans = sentence_spans(text)
     assert "".join(text[s:e] for s, e in spans).replace(" ", "") == text.replace(" ", "")

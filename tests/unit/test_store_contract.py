@@ -49,7 +49,11 @@ def _parsed(doc_id: str, texts: list[str]) -> ParsedDocument:
         for i, t in enumerate(texts)
     ]
     doc = Document(
-        doc_id=doc_id, file=f"/docs/{doc_id}.pdf", title="Manual", pages=len(texts), status="indexed"
+        doc_id=doc_id,
+        file=f"/docs/{doc_id}.pdf",
+        title="Manual",
+        pages=len(texts),
+        status="indexed",
     )
     return ParsedDocument(document=doc, chunks=chunks, sections=[])
 
