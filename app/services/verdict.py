@@ -225,7 +225,7 @@ def check(
         claims = [(answer.answer, " ".join(quotes))]
     known = {collapse_ws(k): v for k, v in (known_similarity or {}).items()}
     sim = _similarity(question, quotes, known, embed)
-    result = assess(
+    return assess(
         question,
         quotes,
         context=sections,
@@ -235,15 +235,8 @@ def check(
         similar=word_similarity(embed),
         similar_languages=languages,
         absent=() if concepts is None else [c.text for c in concepts.absent],
+        passages="closest passages" if is_refusal(answer) else "cited passages",
     )
-    if is_refusal(answer):
-        result.reasons = [
-            r.replace("The cited passages", "The closest passages").replace(
-                "the cited passages", "the closest passages"
-            )
-            for r in result.reasons
-        ]
-    return result
 
 
 _NUMBERING = re.compile(r"^\s*(?:\d{1,3}|[A-Z](?=\.\d))(?:\.\d{1,3})*\.?(?:\s+|$)")

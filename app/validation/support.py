@@ -433,6 +433,7 @@ def assess(
     similar_languages: Collection[str] | None = None,
     context: Sequence[str] = (),
     absent: Collection[str] = (),
+    passages: str = "cited passages",
 ) -> SupportCheck:
     """One support score for ``evidence`` (the cited quotes) as an answer.
 
@@ -443,7 +444,8 @@ def assess(
     library's counts; ``context`` (the cited sections' titles) counts for the concepts
     but not as something the answer says; ``absent`` names the concepts that occur nowhere
     in the library (:func:`absent_concepts`): a reason then says so, which tells a person
-    more than that the cited passages lack them.
+    more than that the cited passages lack them; ``passages`` is what the reasons call the
+    evidence ("closest passages" for a refusal's).
     """
     lang = detect_language(" ".join([question, *evidence]))
     ev = Evidence.of([*evidence, *context], lang)
@@ -457,21 +459,21 @@ def assess(
     contras = [why for s, q in claims if (why := contradiction(s, q, question))]
     reasons: list[str] = [f"Contradiction: {why}." for why in contras[:2]]
     unanswered = unanswered_asks(question, concepts, missing)
-    no_type = f"The question asks for {TYPE_WORDS[kind]}, and the cited passages have none."
+    no_type = f"The question asks for {TYPE_WORDS[kind]}, and the {passages} have none."
     # the more telling reasons first: the first is the one a status line shows
     nowhere = [m for m in missing if m in absent]
     said = said_names(question, nowhere) if nowhere else []
     rest = [m for m in missing if m not in nowhere]
     lacking = ", ".join(f"\u2018{m}\u2019" for m in rest[:3])
     if said:  # the library, not just the cited passages, lacks it: say so first
-        also = f"; the cited passages don't mention {lacking}" if rest else ""
+        also = f"; the {passages} don't mention {lacking}" if rest else ""
         reasons.append(f"No passage in your library mentions {quoted(said)}{also}.")
     if unanswered:
-        reasons.append(f"The cited passages don't answer \u2018{unanswered[0]}?\u2019")
+        reasons.append(f"The {passages} don't answer \u2018{unanswered[0]}?\u2019")
     if not found and kind in GREEN_ONLY_TYPES:  # a how-to question answered with no way
         reasons.append(no_type)
     if rest and not said:
-        reasons.append(f"The cited passages don't mention {lacking}.")
+        reasons.append(f"The {passages} don't mention {lacking}.")
     if not found and kind not in GREEN_ONLY_TYPES:
         reasons.append(no_type)
     # the answer restates the question when its sentences do, or when every quote does: a
@@ -488,7 +490,7 @@ def assess(
     if contras:
         score = min(score, 0.2)
     if sim is not None and sim < 0.2:
-        reasons.append("The cited passages are about something else than the question.")
+        reasons.append(f"The {passages} are about something else than the question.")
     return SupportCheck(
         score=round(score, 3),
         covered=covered,
