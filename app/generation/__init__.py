@@ -8,7 +8,7 @@ from app.generation.grammar import GrammarSpec, build_grammar, gbnf_literal
 from app.generation.llama_model import LlamaChatModel
 from app.generation.parsing import AnswerStreamer, is_degenerate, parse_raw_answer
 from app.generation.prompt import PromptBundle, build_prompt, select_sentences
-from app.generation.remote import RemoteChatModel
+from app.generation.remote import RemoteChatModel, server_label
 
 __all__ = [
     "AnswerStreamer",
@@ -24,4 +24,5 @@ __all__ = [
     "local_chat_model",
     "parse_raw_answer",
     "select_sentences",
+    "server_label",
 ]

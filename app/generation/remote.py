@@ -27,6 +27,21 @@ WARM_UP_TIMEOUT_S = 5.0
 """How long warming up waits for the server to answer before it says it cannot reach it."""
 
 
+def server_base(url: str) -> str:
+    """The server's own address: ``url`` without a trailing "/", "/v1" or
+    "/v1/chat/completions" (people paste any of them)."""
+    base = url.rstrip("/")
+    if base.endswith("/v1/chat/completions"):
+        return base[: -len("/v1/chat/completions")]
+    return base[:-3] if base.endswith("/v1") else base
+
+
+def server_label(url: str) -> str:
+    """The server as a person reads it wherever the chat model is named (status bar,
+    Settings, an answer's model): one wording, one form of the URL."""
+    return f"llama.cpp server at {server_base(url)}"
+
+
 class RemoteChatModel:
     """:class:`app.core.protocols.ChatModel` over HTTP (OpenAI chat completions + grammar).
 
@@ -48,16 +63,11 @@ class RemoteChatModel:
             raise RemoteBackendError(
                 f"Not an http(s) URL: {url!r}", hint="Use e.g. http://127.0.0.1:8080"
             )
-        base = url.rstrip("/")
-        if base.endswith("/v1/chat/completions"):
-            base = base[: -len("/v1/chat/completions")]
-        elif base.endswith("/v1"):
-            base = base[:-3]
-        self.base_url = base
+        self.base_url = server_base(url)
         self.model = model
         self.timeout = timeout
         self.repeat_penalty = repeat_penalty
-        self.name = f"llama.cpp server at {base}"  # what a user reads as "the model"
+        self.name = server_label(url)  # what a user reads as "the model"
 
     @property
     def endpoint(self) -> str:

@@ -21,6 +21,7 @@ from app.core.errors import FootnoteError
 from app.core.location import is_remote
 from app.core.models import Answer, Document, IngestOutcome
 from app.core.progress import Progress
+from app.generation import server_label
 from app.services.ingest_process import ingest_in_child
 from app.ui.workers import Job, JobRunner
 
@@ -290,7 +291,7 @@ class Session(QObject):
 def model_label(settings: Settings) -> str:
     """The chat model the settings name, in words, before it is loaded."""
     if settings.llm_url:
-        return f"the llama.cpp server at {settings.llm_url}"
+        return f"the {server_label(settings.llm_url)}"
     return settings.model.name if settings.model else "the embedded model"
 
 

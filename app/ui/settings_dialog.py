@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from app.core.config import Settings
 from app.core.location import parse_location
 from app.core.resources import DEFAULT_CHAT_MODEL_NAME, DEFAULT_EMBEDDER_NAME
+from app.generation import server_label
 from app.generation.gguf_header import NotGGUFError, read_gguf
 from app.generation.local_models import LocalModel, find_local_models
 from app.ui.prefs import recent_models
@@ -89,7 +90,7 @@ class SettingsDialog(QDialog):
                 self.model.setItemData(self.model.count() - 1, str(m.path), TOOLTIP_ROLE)
         current = str(settings.model or "")
         if settings.llm_url:  # in use whatever ``model`` says, until a pick here replaces it
-            self.model.insertItem(0, f"llama.cpp server at {settings.llm_url}", SERVER)
+            self.model.insertItem(0, server_label(settings.llm_url), SERVER)
             self.model.setItemData(0, f"{settings.llm_url} (FOOTNOTE_LLM_URL)", TOOLTIP_ROLE)
             current = SERVER
         self.model.setCurrentIndex(max(0, self.model.findData(current)))

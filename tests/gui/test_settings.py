@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QLabel
 
+from app.generation import RemoteChatModel
 from app.ui.dialogs import SHORTCUTS
 from app.ui.main_window import MainWindow
 from app.ui.prefs import load_settings, save_settings
@@ -74,6 +75,11 @@ def test_the_configured_server_is_the_current_choice_until_a_model_is_picked(
     # the whole URL is readable in a wrapped note, not only in a combo box a narrow dialog cuts
     notes = [w.text() for w in dlg.findChildren(QLabel) if w.wordWrap()]
     assert any("The server at http://127.0.0.1:9 is set by FOOTNOTE_LLM_URL" in t for t in notes)
+    # a pasted ".../v1" reads as the status bar and the answers name the server
+    v1 = SettingsDialog(base.model_copy(update={"llm_url": "http://127.0.0.1:9/v1"}))
+    qtbot.addWidget(v1)
+    assert v1.model.currentText() == RemoteChatModel("http://127.0.0.1:9/v1").name
+    assert v1.model.currentText() == "llama.cpp server at http://127.0.0.1:9"
     dlg.model.setCurrentIndex(dlg.model.findData(""))  # the embedded model, picked
     new = dlg.result_settings()
     assert (new.model, new.llm_url) == (None, None)
