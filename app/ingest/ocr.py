@@ -55,6 +55,9 @@ class OcrOptions:
     enabled: bool = True
     languages: str = DEFAULT_LANGUAGES
     dpi: int = DEFAULT_DPI
+    max_workers: int | None = None
+    """OCR processes one file may use at most (a Ray actor: the CPUs it holds); None: as
+    many as :func:`app.ingest.ocr_pool.workers_for` allows."""
 
 
 def _candidates() -> list[Path]:

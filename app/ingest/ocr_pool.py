@@ -25,10 +25,13 @@ _MIN_PAGES = 3  # starting workers costs about a second; not worth it for one or
 _DOC = None  # the worker's open document
 
 
-def workers_for(pages: int) -> int:
-    """How many worker processes to read ``pages`` pages with (1 = in-process)."""
+def workers_for(pages: int, cap: int | None = None) -> int:
+    """How many worker processes to read ``pages`` pages with (1 = in-process), at most
+    ``cap`` (``OcrOptions.max_workers``)."""
     env = os.environ.get("FOOTNOTE_OCR_WORKERS")
     want = int(env) if env and env.isdigit() else min(os.cpu_count() or 1, 4)
+    if cap is not None:
+        want = min(want, cap)
     if getattr(sys, "frozen", False) or pages < _MIN_PAGES:
         return 1
     if mp.current_process().daemon:  # e.g. the desktop app's import process: no children

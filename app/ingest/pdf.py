@@ -425,7 +425,7 @@ def _ocr_pages(
     progress = run.on_progress
     if progress is not None:
         progress(Progress(stage=Stage.OCR, done=0, total=len(todo), file=str(run.path)))
-    workers = workers_for(len(todo))
+    workers = workers_for(len(todo), run.ocr.max_workers)
     with contextlib.ExitStack() as stack:
         if workers > 1 and run.data is not None:  # big files: OCR here, not copied N times
             reader = stack.enter_context(OcrPool(run.data, workers)).read(todo, run.ocr)

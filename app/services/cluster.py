@@ -20,7 +20,7 @@ import os
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-OCR_WORKERS_ENV = "FOOTNOTE_OCR_WORKERS"  # read by app.ingest.ocr_pool.workers_for
 INSTALL_HINT = "Install the cluster extra: pip install 'footnote[cluster]' (it adds Ray)."
 POLL_S = 0.2  # how often the driver checks for Ctrl-C while waiting on workers
 
@@ -74,18 +73,17 @@ class IngestWorker:
     ``options`` are the driver library's parse options (``Library.parse_options``), so a
     file reads here exactly as a local ingest reads it (OCR off, OCR languages, ...). A
     scan's OCR runs in at most ``threads`` processes, the CPUs Ray reserved for this actor
-    (``FOOTNOTE_OCR_WORKERS`` in the actor's own process; by default OCR would take up to 4
-    per actor, and N actors would start 4N on N cores).
+    (``OcrOptions.max_workers``; by default OCR would take up to 4 per actor, and N actors
+    would start 4N on N cores).
     """
 
     def __init__(self, embedder_path: str | None, threads: int, options: ParseOptions) -> None:
         from app.core.logs import setup_logging
 
         setup_logging(console=False)
-        os.environ[OCR_WORKERS_ENV] = str(max(1, threads))
         self._embedder_path = embedder_path
         self._threads = threads
-        self._options = options
+        self.options = replace(options, ocr=replace(options.ocr, max_workers=max(1, threads)))
         self._embedder: Any = None
         self.load_seconds = 0.0
 
@@ -110,7 +108,7 @@ class IngestWorker:
             with tempfile.TemporaryDirectory(prefix="footnote-") as tmp:
                 path = Path(tmp) / name  # same base name: error messages name the user's file
                 path.write_bytes(data)
-                parsed = parse_pdf(path, params=self._options.params, ocr=self._options.ocr)
+                parsed = parse_pdf(path, params=self.options.params, ocr=self.options.ocr)
             doc = parsed.document
             texts = [embedding_text(doc.title, c.section, c.text) for c in parsed.chunks]
             loaded = self._embedder is not None

@@ -8,6 +8,7 @@ cluster is exercised by tests/integration/test_team_ray.py.
 
 from __future__ import annotations
 
+import os
 import pickle
 from pathlib import Path
 
@@ -89,7 +90,8 @@ def test_a_ray_worker_reads_scans_with_no_more_processes_than_its_cpus(
 ) -> None:
     """OCR would start min(cores, 4) processes per actor; an actor gets ``threads`` CPUs."""
     monkeypatch.setenv("FOOTNOTE_OCR_WORKERS", "4")  # restored after the test
-    IngestWorker(None, 1, ParseOptions())
-    assert workers_for(40) == 1
-    IngestWorker(None, 2, ParseOptions())
-    assert workers_for(40) == 2
+    one = IngestWorker(None, 1, ParseOptions())
+    assert workers_for(40, one.options.ocr.max_workers) == 1
+    two = IngestWorker(None, 2, ParseOptions())
+    assert workers_for(40, two.options.ocr.max_workers) == 2
+    assert os.environ["FOOTNOTE_OCR_WORKERS"] == "4", "the process environment is left alone"
