@@ -17,9 +17,7 @@ TITLE = "Velora Trail E5: Owner's Manual"
 
 BODY = Style("helv", 10.0, 13.5, after=6.0)
 H1 = Style("hebo", 14.0, 18.0, before=10.0, after=6.0, color=(0.55, 0.15, 0.1))
-CAPTION = Style("hebo", 9.5, 12.5, before=4.0, after=4.0)
-CELL = Style("helv", 9.0, 11.5, after=4.0)
-STYLES = ChapterStyles(H1, BODY, CELL, CAPTION)
+STYLES = ChapterStyles(H1, BODY)
 
 MODES = (
     ["Mode", "Motor support", "Typical range (500 Wh battery)", "Display colour"],

@@ -13,9 +13,7 @@ TITLE = "Solarstrom vom eigenen Dach: Ein Leitfaden für Hausbesitzer"
 
 BODY = Style("helv", 10.0, 14.0, after=6.0)
 H1 = Style("hebo", 13.5, 17.0, before=10.0, after=5.0, color=(0.55, 0.2, 0.0))
-CELL = Style("helv", 9.0, 11.5, after=4.0)
-CAPTION = Style("hebo", 9.5, 12.5, before=4.0, after=4.0)
-STYLES = ChapterStyles(H1, BODY, CELL, CAPTION)
+STYLES = ChapterStyles(H1, BODY)
 
 CHAPTERS: list[tuple[str, list[object]]] = [
     (

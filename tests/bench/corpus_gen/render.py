@@ -258,12 +258,19 @@ Chapter = tuple[str, Sequence[object]]
 """A heading and its blocks: paragraph strings, or ("table", Table, caption)."""
 
 
+TABLE_CELL = Style("helv", 9.0, 11.5, after=4.0)
+TABLE_CAPTION = Style("hebo", 9.5, 12.5, before=4.0, after=4.0)
+
+
 @dataclass(frozen=True)
 class ChapterStyles:
+    """How :func:`write_chapters` sets headings and paragraphs; tables look alike in every
+    generated document."""
+
     heading: Style
     body: Style
-    cell: Style
-    caption: Style
+    cell: Style = TABLE_CELL
+    caption: Style = TABLE_CAPTION
 
 
 def write_chapters(

@@ -13,9 +13,7 @@ TITLE = "Millbrook Water Services: Annual Performance Report 2025"
 
 BODY = Style("helv", 10.0, 13.5, after=6.0)
 H1 = Style("hebo", 14.0, 18.0, before=10.0, after=6.0, color=(0.0, 0.3, 0.5))
-CAPTION = Style("hebo", 9.5, 12.5, before=4.0, after=4.0)
-CELL = Style("helv", 9.0, 11.5, after=4.0)
-STYLES = ChapterStyles(H1, BODY, CELL, CAPTION)
+STYLES = ChapterStyles(H1, BODY)
 
 KEY_FIGURES = (
     ["Measure", "2024", "2025", "Target 2025"],
