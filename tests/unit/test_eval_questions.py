@@ -238,23 +238,42 @@ def test_mixed_corpus_is_deterministic_and_varied(mixed_corpus: Path, tmp_path: 
         assert "für" in doc[0].get_text()
 
 
+def assert_evidence_on_its_page_only(questions: list[Question], corpus: Path) -> None:
+    """Each evidence occurs on its page (the checker) and on no other page of its PDF, so
+    evidence recall cannot be earned on another page."""
+    assert evidence_problems(questions, corpus) == []
+    for q in questions:
+        if q.answerable:
+            texts = page_texts(corpus / q.doc)
+            assert sum(evidence_on_text(q.evidence or "", t) for t in texts) == 1, q.id
+
+
 def test_every_mixed_evidence_occurs_on_its_page_only(
     mixed: list[Question], mixed_corpus: Path
 ) -> None:
-    assert evidence_problems(mixed, mixed_corpus) == []
-    for q in mixed:  # unique evidence: evidence recall cannot be earned on another page
-        if q.answerable:
-            texts = page_texts(mixed_corpus / q.doc)
-            assert sum(evidence_on_text(q.evidence or "", t) for t in texts) == 1, q.id
+    assert_evidence_on_its_page_only(mixed, mixed_corpus)
 
 
 # -- the held-out check: questions written after the rules were fixed ------------------------------
 
 
-def test_heldout_set_is_valid_distinct_and_not_copied() -> None:
-    held = load_questions(HELDOUT_QUESTIONS_PATH)
-    assert [q.id for q in held] == [f"h{i:03d}" for i in range(1, len(held) + 1)]
-    assert {q.doc for q in held} == {"interface3.pdf"}  # a manual no rule was written against
+@pytest.mark.parametrize(
+    ("path", "prefix", "docs"),
+    [
+        # a manual no rule was written against
+        pytest.param(HELDOUT_QUESTIONS_PATH, "h", {"interface3.pdf"}, id="heldout"),
+        # a real standards PDF of another kind, kept in the repo
+        pytest.param(FHS_QUESTIONS_PATH, "f", {"fhs-3.0.pdf"}, id="fhs"),
+        # kept for the next change of the verdict rules
+        pytest.param(EBIKE_QUESTIONS_PATH, "e", set(HELDOUT_BUILDERS), id="ebike"),
+    ],
+)
+def test_a_held_out_set_is_valid_distinct_and_not_copied(
+    path: Path, prefix: str, docs: set[str]
+) -> None:
+    held = load_questions(path)
+    assert [q.id for q in held] == [f"{prefix}{i:03d}" for i in range(1, len(held) + 1)]
+    assert {q.doc for q in held} == docs
     assert sum(q.answerable for q in held) >= 15 and sum(not q.answerable for q in held) >= 5
     assert len({q.question.lower() for q in held}) == len(held)
     for q in held:
@@ -262,50 +281,19 @@ def test_heldout_set_is_valid_distinct_and_not_copied() -> None:
             assert normalize(q.evidence or "").lower() not in normalize(q.question).lower(), q.id
 
 
+def test_the_ebike_pdf_is_written_apart_from_the_mixed_corpus() -> None:
+    assert not set(HELDOUT_BUILDERS) & set(BUILDERS), "the mixed libraries must not change"
+
+
 @pytest.mark.skipif(not DEFAULT_CORPUS.is_dir(), reason="benchmark corpus not available")
 def test_every_heldout_evidence_occurs_on_its_page() -> None:
     assert evidence_problems(load_questions(HELDOUT_QUESTIONS_PATH), DEFAULT_CORPUS) == []
 
 
-def test_fhs_set_is_valid_distinct_and_not_copied() -> None:
-    """The second held-out check: a real standards PDF of another kind, kept in the repo."""
-    fhs = load_questions(FHS_QUESTIONS_PATH)
-    assert [q.id for q in fhs] == [f"f{i:03d}" for i in range(1, len(fhs) + 1)]
-    assert {q.doc for q in fhs} == {"fhs-3.0.pdf"}
-    assert sum(q.answerable for q in fhs) >= 15 and sum(not q.answerable for q in fhs) >= 5
-    assert len({q.question.lower() for q in fhs}) == len(fhs)
-    for q in fhs:
-        if q.answerable:
-            assert normalize(q.evidence or "").lower() not in normalize(q.question).lower(), q.id
-
-
 def test_every_fhs_evidence_occurs_on_its_page_only() -> None:
-    fhs = load_questions(FHS_QUESTIONS_PATH)
-    assert evidence_problems(fhs, BENCH_DATA) == []
-    texts = page_texts(BENCH_DATA / "fhs-3.0.pdf")
-    for q in fhs:  # unique evidence: evidence recall cannot be earned on another page
-        if q.answerable:
-            assert sum(evidence_on_text(q.evidence or "", t) for t in texts) == 1, q.id
-
-
-def test_ebike_set_is_valid_distinct_not_copied_and_apart_from_the_mixed_corpus() -> None:
-    """The third held-out check, kept for the next change of the verdict rules."""
-    ebike = load_questions(EBIKE_QUESTIONS_PATH)
-    assert [q.id for q in ebike] == [f"e{i:03d}" for i in range(1, len(ebike) + 1)]
-    assert {q.doc for q in ebike} == set(HELDOUT_BUILDERS)
-    assert not set(HELDOUT_BUILDERS) & set(BUILDERS), "the mixed libraries must not change"
-    assert sum(q.answerable for q in ebike) >= 15 and sum(not q.answerable for q in ebike) >= 5
-    assert len({q.question.lower() for q in ebike}) == len(ebike)
-    for q in ebike:
-        if q.answerable:
-            assert normalize(q.evidence or "").lower() not in normalize(q.question).lower(), q.id
+    assert_evidence_on_its_page_only(load_questions(FHS_QUESTIONS_PATH), BENCH_DATA)
 
 
 def test_every_ebike_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
-    ebike = load_questions(EBIKE_QUESTIONS_PATH)
     [pdf] = generate(tmp_path, HELDOUT_BUILDERS)
-    assert evidence_problems(ebike, tmp_path) == []
-    texts = page_texts(pdf)
-    for q in ebike:
-        if q.answerable:
-            assert sum(evidence_on_text(q.evidence or "", t) for t in texts) == 1, q.id
+    assert_evidence_on_its_page_only(load_questions(EBIKE_QUESTIONS_PATH), pdf.parent)
