@@ -672,7 +672,7 @@ def long_table_row(i: int) -> str:
 def make_long_table_pdf(path: Path | str) -> Path:
     """A record layout: a ruled table of 40 rows, far longer than one chunk, under a heading."""
     from tests.bench.corpus_gen import report
-    from tests.bench.corpus_gen.render import Flow, new_document, save
+    from tests.bench.corpus_gen.render import TABLE_CELL, Flow, new_document, save
 
     path = Path(path)
     doc = new_document("Annual return record layout", "Footnote tests")
@@ -682,7 +682,7 @@ def make_long_table_pdf(path: Path | str) -> Path:
     flow.heading("3 Record layout of the annual return", report.H1)
     flow.para("Each record of the annual return is one line of fixed-width fields.", report.BODY)
     rows = [long_table_row(i).split(" ", 2) for i in range(len(LONG_TABLE_ITEMS))]
-    flow.table(LONG_TABLE_HEADER.split(), rows, [80, 80, 315], report.CELL)
+    flow.table(LONG_TABLE_HEADER.split(), rows, [80, 80, 315], TABLE_CELL)
     save(doc, str(path))
     return path
 
