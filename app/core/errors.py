@@ -20,7 +20,12 @@ class FootnoteError(Exception):
         self.hint = hint if hint is not None else self.default_hint
 
     def user_text(self) -> str:
-        return f"{self.message} {self.hint}".strip()
+        """The message and the hint as sentences: a message that ends mid-sentence
+        ("... : Connection refused") gets its full stop before the hint."""
+        message = self.message.rstrip()
+        if self.hint and message and not message.endswith((".", "!", "?", ":")):
+            message += "."
+        return f"{message} {self.hint}".strip()
 
 
 class Cancelled(FootnoteError):

@@ -51,6 +51,11 @@ def test_charmap_rects_merge_per_line_and_cut_partial_pieces() -> None:
 def test_errors_carry_hints_and_cancel_token() -> None:
     err = EncryptedPdfError("secret.pdf is encrypted.")
     assert isinstance(err, FootnoteError) and "password" in err.user_text()
+    # a message that ends mid-sentence gets its full stop before the hint
+    cut = FootnoteError("Cannot reach the server: Connection refused", hint="Start it.")
+    assert cut.user_text() == "Cannot reach the server: Connection refused. Start it."
+    assert FootnoteError("Done.", hint="Next.").user_text() == "Done. Next."
+    assert FootnoteError("No hint here").user_text() == "No hint here"
     tok = CancelToken()
     tok.raise_if_cancelled()
     tok.cancel()
