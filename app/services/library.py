@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from app.core.models import ParsedDocument
     from app.ingest import ParseOptions
     from app.retrieval import HybridRetriever
+    from app.retrieval.terms import TermIndex
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +75,7 @@ class Library:
         self._cached: Embedder | None = None
         self._store: Store | None = None
         self._retriever: HybridRetriever | None = None
+        self._terms: TermIndex | None = None  # built by warm_up (long-running front ends)
         self._lock = threading.RLock()  # one writer at a time in this process
 
     # --- lazily created parts --------------------------------------------------------------
@@ -369,7 +371,14 @@ class Library:
 
     def term_counts(self, words: Iterable[str]) -> tuple[dict[str, int], int]:
         """How many chunks of the whole library contain each word (the full-text index's
-        stemmed match, capped), and how many chunks there are: rarity and absence."""
+        stemmed match, capped), and how many chunks there are: rarity and absence.
+
+        From the in-memory term index once :meth:`warm_up` built it (microseconds a word),
+        else one full-text query a word (a few milliseconds each); both count alike."""
+        terms = self._terms
+        if terms is not None:
+            terms.refresh()
+            return terms.counts(words)
         from app.retrieval.terms import document_frequencies
 
         return document_frequencies(self.store, words), self.store.count_chunks()
@@ -377,6 +386,8 @@ class Library:
     def remove(self, doc_id: str) -> bool:
         """Remove a document, then compact (old versions would keep its bytes on disk)."""
         with self._lock:
+            if self._terms is not None:
+                self._terms.forget(doc_id)
             removed = self.store.remove(doc_id)
             if removed:
                 self.store.optimize()
@@ -406,9 +417,18 @@ class Library:
             return self._retriever
 
     def warm_up(self) -> None:
-        """Load the embedder and retriever now (e.g. before a batch of searches)."""
+        """Load the embedder and retriever now (e.g. before a batch of searches), and count
+        the library's words once, so the support check's rarity and absence lookups cost
+        microseconds instead of a full-text query per word."""
         self._get_retriever()
         self.embedder.embed(["warm up"])
+        with self._lock:
+            if self._terms is None:
+                from app.retrieval.terms import TermIndex
+
+                self._terms = TermIndex(self.store)
+            terms = self._terms
+        terms.refresh()
 
 
 def _parser(settings: Settings) -> Any:

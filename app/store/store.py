@@ -485,6 +485,27 @@ class Store:
     def count_chunks(self) -> int:
         return int(self._chunks.count_rows())
 
+    def chunks_version(self) -> int:
+        """The chunks table's version: it changes with every write (a counted word's source)."""
+        return int(self._chunks.version)
+
+    def keyword_texts(self, doc_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """(doc_id, text the keyword index sees) of every chunk of ``doc_ids``."""
+        out: list[tuple[str, str]] = []
+        ids = list(dict.fromkeys(doc_ids))
+        for start in range(0, len(ids), FILTER_BATCH):
+            where = sql.is_in("doc_id", ids[start : start + FILTER_BATCH])
+            q = self._chunks.search().where(where).select(["doc_id", "fts_text"]).limit(None)
+            table = q.to_arrow()
+            out.extend(
+                zip(
+                    table.column("doc_id").to_pylist(),
+                    table.column("fts_text").to_pylist(),
+                    strict=True,
+                )
+            )
+        return out
+
     def count_vectors(self) -> int:
         return 0 if self._vectors is None else int(self._vectors.count_rows())
 

@@ -1,0 +1,190 @@
+"""The in-memory term index counts as the full-text index does, and keeps in step with the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import pytest
+
+from app.core import textkit
+from app.core.config import Settings
+from app.core.scripts import cjk_terms
+from app.retrieval.terms import TermIndex, document_frequencies, fold
+from app.services.library import Library
+from app.store.store import Store
+from tests import doc_factory as df
+from tests import pdf_factory as pf
+from tests.fakes import HashEmbedder
+
+ABSENT = ["walnut", "watermark", "dividend", "xyzzy"]
+KEYWORD_STOPS = frozenset(
+    """i me my myself we our ours ourselves you your yours yourself yourselves he him his
+    himself she her hers herself it its itself they them their theirs themselves what which
+    who whom this that these those am is are was were be been being have has had having do
+    does did doing a an the and but if or because as until while of at by for with about
+    against between into through during before after above below to from up down in out on
+    off over under again further then once here there when where why how all any both each
+    few more most other some such no nor not only own same so than too very s t can will
+    just don should now d ll m o re ve y""".split()  # noqa: SIM905
+)
+"""The function words the keyword index drops (NLTK's English list): it counts them 0, the
+term index as they are; no key concept is one of them."""
+
+
+def _library(root: Path) -> Library:
+    return Library(Settings(library=root / "lib"), embedder=HashEmbedder())
+
+
+def _ingest(lib: Library, path: Path) -> str:
+    [result] = lib.ingest([path]).results
+    assert result.status == "added", result
+    assert result.doc_id
+    return result.doc_id
+
+
+def _words(store: Store) -> list[str]:
+    """Every word of the library's chunks that is not a stop word, a few inflected
+    ("pages" for "page"), capitalised and accented forms, and words it lacks."""
+    docs = [d.doc_id for d in store.documents()]
+    seen: dict[str, None] = {}
+    for _, text in store.keyword_texts(docs):
+        for w in textkit.TOKEN.findall(text.lower()):
+            if w not in textkit.stop_words("en") and cjk_terms(w) == w:
+                seen.setdefault(w, None)
+    words = list(seen)
+    return [*words, *(w + "s" for w in words[:50]), *(w.upper() for w in words[:20]), *ABSENT]
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Library:
+    lib = _library(tmp_path)
+    _ingest(lib, pf.make_manual_pdf(tmp_path / "manual.pdf"))
+    _ingest(lib, df.make_report_pdf(tmp_path / "report.pdf"))
+    return lib
+
+
+def _differ(queried: dict[str, int], counted: dict[str, int]) -> dict[str, tuple[int, int]]:
+    return {
+        w: (n, counted[w])
+        for w, n in queried.items()
+        if n != counted[w] and not (n == 0 and w in KEYWORD_STOPS)
+    }
+
+
+def _agrees(lib: Library, index: TermIndex) -> None:
+    words = _words(lib.store)
+    index.refresh()
+    counted, n = index.counts(words)
+    assert n == lib.store.count_chunks()
+    queried = document_frequencies(lib.store, words)
+    assert set(queried) == set(counted) == {w.lower() for w in words}
+    differ = _differ(queried, counted)
+    assert not differ, f"full-text index vs term index: {differ}"
+    assert all(counted[w] == 0 for w in ABSENT)
+    assert any(n > 1 for n in counted.values())
+
+
+def test_counts_as_the_full_text_index_does(library: Library) -> None:
+    _agrees(library, TermIndex(library.store))
+
+
+def test_accents_fold_and_words_stem_as_in_the_index() -> None:
+    assert fold("Größe") == "grosse"
+    assert fold("Café") == "cafe"
+    assert fold("plain") == "plain"
+
+
+class Recording:
+    """A store as the term index sees it, recording which documents it read."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.read: list[list[str]] = []
+
+    def chunks_version(self) -> int:
+        return self.store.chunks_version()
+
+    def doc_id_column(self, table: Literal["chunks", "vectors"]) -> list[str]:
+        return self.store.doc_id_column(table)
+
+    def keyword_texts(self, doc_ids: list[str]) -> list[tuple[str, str]]:
+        self.read.append(sorted(doc_ids))
+        return self.store.keyword_texts(doc_ids)
+
+
+def test_a_new_document_is_read_alone(library: Library, tmp_path: Path) -> None:
+    source = Recording(library.store)
+    index = TermIndex(source)
+    index.refresh()
+    first = source.read[-1]
+    new = _ingest(library, df.make_arxiv_pdf(tmp_path / "arxiv.pdf"))
+    _agrees(library, index)
+    assert source.read[-1] == [new], "only the new document is read"
+    assert len(first) == 2
+    index.refresh()
+    assert len(source.read) == 2, "an unchanged store is not read again"
+
+
+def test_a_removed_document_is_taken_out(library: Library) -> None:
+    library.warm_up()
+    word = "dividend"
+    assert library.term_counts([word])[0][word] == 0
+    report = next(d for d in library.documents() if "Water" in d.title)
+    others = [d.doc_id for d in library.documents() if d.doc_id != report.doc_id]
+    candidates = ("agency", "environment", "regional", "quality", "annual")
+    only_there = [
+        w
+        for w in candidates
+        if document_frequencies(library.store, [w])[w]
+        and not document_frequencies(library.store, [w], doc_ids=others)[w]
+    ]
+    assert only_there, "the report has words of its own"
+    assert library.term_counts(only_there)[0][only_there[0]] > 0
+    assert library.remove(report.doc_id)
+    counts, n = library.term_counts(only_there)
+    assert n == library.store.count_chunks()
+    assert all(counts[w] == 0 for w in only_there)
+    assert library._terms is not None
+    _agrees(library, library._terms)
+
+
+def test_another_process_removing_a_document_is_seen(library: Library, tmp_path: Path) -> None:
+    library.warm_up()
+    other = Library(library.settings, embedder=HashEmbedder())
+    report = next(d for d in other.documents() if "Water" in d.title)
+    assert other.remove(report.doc_id)
+    other.store.close()
+    assert library._terms is not None
+    _agrees(library, library._terms)
+
+
+def test_term_counts_agree_before_and_after_warm_up(library: Library) -> None:
+    words = _words(library.store)
+    cold, n_cold = library.term_counts(words)
+    library.warm_up()
+    assert library._terms is not None
+    warm, n_warm = library.term_counts(words)
+    assert n_warm == n_cold
+    assert not _differ(cold, warm)
+
+
+def test_cjk_words_are_counted_by_character_pairs(tmp_path: Path) -> None:
+    lib = _library(tmp_path)
+    _ingest(lib, df.make_cjk_pdf(tmp_path / "cjk.pdf"))
+    lib.warm_up()
+    word = df.CHINESE_SENTENCES[0][:4]  # "离线问答": asked as 离线, 线问, 问答
+    counts, _ = lib.term_counts([word, "东京大学图书馆"])
+    assert counts[word] == document_frequencies(lib.store, [word])[word] >= 1
+    assert counts["东京大学图书馆"] == 0
+
+
+def test_forgetting_a_document_spares_a_rebuild(library: Library) -> None:
+    source = Recording(library.store)
+    index = TermIndex(source)
+    index.refresh()
+    report = next(d for d in library.documents() if "Water" in d.title)
+    index.forget(report.doc_id)
+    assert library.store.remove(report.doc_id)
+    _agrees(library, index)
+    assert source.read[1:] == [[report.doc_id]], "the rest of the library is not read again"
