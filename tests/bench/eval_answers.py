@@ -269,6 +269,7 @@ def run_set(
 
         ask = AskService(library, settings)
         t0 = time.perf_counter()
+        library.warm_up()  # as the desktop does at start: embedder, retriever, term index
         warm = ask.ask(WARM_UP_QUESTION, top_k=top_k)  # loads the model; not in the figures
         model_name = warm.model
         warm_s = time.perf_counter() - t0

@@ -16,6 +16,8 @@ from typing import Any
 from app.core.models import Answer, Citation, SearchHit
 
 LATENCY_KEYS = ("retrieve", "first_token", "generate", "validate", "total")
+SUPPORT_PARTS = ("concepts", "support")
+"""Timings of the support check: the question's concepts (rarity, absence) and the verdict."""
 ANSWER_KINDS = ("generated", "extractive", "refusal")
 STATUSES = ("GREEN", "YELLOW", "RED", "REFUSED")
 
@@ -106,6 +108,9 @@ def outcome_from_answer(
     outcome.answer = answer.answer
     outcome.dropped = [d.reason for d in answer.validation.dropped]
     outcome.timings_ms = {k: float(v) for k, v in answer.timings_ms.items()}
+    parts = [outcome.timings_ms[k] for k in SUPPORT_PARTS if k in outcome.timings_ms]
+    if parts:  # what the support check adds to an answer: its concepts, then its verdict
+        outcome.timings_ms["support_check"] = round(sum(parts), 2)
     if answer.validation.support is not None:
         outcome.support = answer.validation.support.model_dump(exclude={"closest"})
     named = {outcome.gold_page}
