@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from app.core.config import Settings
 from app.core.models import Chunk, Document, ParsedDocument, SearchHit
 from app.core.progress import CancelToken, TokenCallback
 from app.core.protocols import FinishReason, GenerationResult
+from app.core.textkit import TOKEN
 from app.generation.grammar import build_grammar
 
 _WORD = re.compile(r"[^\W_]+")
@@ -213,6 +215,13 @@ class FakeLibrary:
         """Chunks containing each word (as a substring: a crude stemmer), and all chunks."""
         texts = [c.text.lower() for c in self.chunks_by_id.values()]
         return {w: sum(w.lower() in t for t in texts) for w in words}, len(texts)
+
+    def common_words(self, limit: int) -> list[str]:
+        """Words by the number of chunks containing them, most first."""
+        counts: Counter[str] = Counter()
+        for c in self.chunks_by_id.values():
+            counts.update(set(TOKEN.findall(c.text.lower())))
+        return [w for w, _ in sorted(counts.items(), key=lambda x: (-x[1], x[0]))[:limit]]
 
     def documents(self) -> list[Document]:
         if not self.chunks_by_id:

@@ -127,3 +127,8 @@ class AskLibrary(Protocol):
         """How many chunks of the whole library contain each word (full-text index), and
         how many chunks there are: a question's concepts are weighed by rarity."""
         ...
+
+    def common_words(self, limit: int) -> list[str]:
+        """Up to ``limit`` words of the library (lower case), those in the most chunks first;
+        may be empty (nothing counted yet). The ask service embeds them ahead of questions."""
+        ...

@@ -163,6 +163,17 @@ class TermIndex:
             del self._docs[doc_id]
             self._version = None  # check again: should the removal fail, it is counted anew
 
+    def words(self, limit: int) -> list[str]:
+        """Up to ``limit`` of the library's words as written (lower case), those in the most
+        chunks first: the words a retrieved passage most likely holds."""
+        with self._lock:
+            df = self._df
+            ranked = sorted(
+                ((n, w) for w, key in self._stems.items() if (n := df.get(key, 0)) > 0),
+                key=lambda x: (-x[0], x[1]),
+            )
+            return [w for _, w in ranked[:limit]]
+
     def counts(self, words: Iterable[str], *, cap: int = DF_CAP) -> tuple[dict[str, int], int]:
         """Like :func:`document_frequencies` (same keys, same matching, same cap), and the
         number of chunks counted. Call :meth:`refresh` first to see the latest writes."""

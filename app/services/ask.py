@@ -49,6 +49,7 @@ from app.services.answers import (
 )
 from app.services.ask_steps import AskRun, Attempt
 from app.services.metrics import metrics
+from app.validation.support import neighbour_candidates
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +62,9 @@ __all__ = [
 ]
 
 MAX_TOKENS = 384
+WARM_WORDS = 20_000
+"""Words :meth:`AskService.warm_words` embeds at most (``verdict.CachedEmbed.max_words``)."""
+WARM_BATCH = 256
 EvidenceMode = Literal["auto", "model", "ranked"]
 
 
@@ -86,6 +90,8 @@ class AskService:
         self._model_lock = threading.Lock()  # guards _model
         self._cached_embed: tuple[object, verdict.CachedEmbed] | None = None
         self._gen_lock = threading.Lock()  # one generation at a time
+        self._asking = 0  # questions being answered now (warm_words waits for none)
+        self._asking_lock = threading.Lock()
 
     # --- model -------------------------------------------------------------------------------
     @property
@@ -114,6 +120,29 @@ class AskService:
         model.warm_up()
         with self._gen_lock:
             _cache_prefix(model, {"role": "system", "content": system_prompt()})
+
+    def warm_words(self, *, limit: int = WARM_WORDS, cancel: CancelToken | None = None) -> int:
+        """Embed the library's commonest words now, so the support check finds a concept's
+        paraphrases among a passage's words without embedding them mid-question (a word
+        nowhere in the library made that step take 100-300 ms; cached, ~20 ms).
+
+        At most ``limit`` words (those in the most chunks first; the cache keeps 20,000),
+        in batches, pausing while a question is being answered; needs the library's words
+        counted (``Library.warm_up``). Returns how many words were embedded. For long-running
+        front ends: a one-shot command would spend seconds on words it never needs.
+        """
+        embed = self._embed()
+        if embed is None:
+            return 0
+        words = embed.unknown(neighbour_candidates(self.library.common_words(limit), "en"))
+        for start in range(0, len(words), WARM_BATCH):
+            while self._asking and not (cancel and cancel.cancelled):
+                time.sleep(0.05)
+            if cancel is not None and cancel.cancelled:
+                return start
+            embed(words[start : start + WARM_BATCH])
+        logger.info("embedded %d of the library's words ahead of questions", len(words))
+        return len(words)
 
     def load_model(self, path: Path | None) -> None:
         """Switch to the GGUF at ``path`` (None: the embedded default), whatever ``llm_url``
@@ -148,6 +177,23 @@ class AskService:
         on_token: TokenCallback | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+    ) -> Answer:
+        with self._asking_lock:
+            self._asking += 1
+        try:
+            return self._ask(question, doc_ids, top_k, on_token, on_progress, cancel)
+        finally:
+            with self._asking_lock:
+                self._asking -= 1
+
+    def _ask(
+        self,
+        question: str,
+        doc_ids: Sequence[str] | None,
+        top_k: int | None,
+        on_token: TokenCallback | None,
+        on_progress: ProgressCallback | None,
+        cancel: CancelToken | None,
     ) -> Answer:
         run = AskRun(
             question=question.strip(),
@@ -194,7 +240,7 @@ class AskService:
         return self._judge(run, answer, bundle, concepts)
 
     # --- verdict -------------------------------------------------------------------------------
-    def _embed(self) -> verdict.Embed | None:
+    def _embed(self) -> verdict.CachedEmbed | None:
         """The library's embedder for the support check, its word vectors kept across
         questions (for as long as the library keeps that embedder)."""
         embedder = self.library.embedder

@@ -383,6 +383,15 @@ class Library:
 
         return document_frequencies(self.store, words), self.store.count_chunks()
 
+    def common_words(self, limit: int) -> list[str]:
+        """Up to ``limit`` words of the library, in the most chunks first; none before
+        :meth:`warm_up` counted them."""
+        terms = self._terms
+        if terms is None:
+            return []
+        terms.refresh()
+        return terms.words(limit)
+
     def remove(self, doc_id: str) -> bool:
         """Remove a document, then compact (old versions would keep its bytes on disk)."""
         with self._lock:

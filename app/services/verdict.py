@@ -75,6 +75,11 @@ class CachedEmbed:
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
+    def unknown(self, words: Iterable[str]) -> list[str]:
+        """The single words among ``words`` not remembered yet, in order."""
+        with self._lock:
+            return [w for w in dict.fromkeys(words) if w not in self._vectors]
+
     def __call__(self, texts: list[str]) -> np.ndarray:
         words = {t for t in texts if len(t) <= 40 and " " not in t}
         with self._lock:  # one question at a time: the embedder runs under the lock too

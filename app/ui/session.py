@@ -152,8 +152,12 @@ class Session(QObject):
             on_finished=on_finished,
             on_cancelled=on_cancelled,
             on_failed=on_failed,
-            on_done=self.refresh_documents,
+            on_done=self._ingested,
         )
+
+    def _ingested(self) -> None:
+        self.refresh_documents()
+        self.warm_words()  # the new documents' words
 
     def embed_pending(self) -> None:
         """Finish embeddings left over from an interrupted session (background, silent)."""
@@ -232,6 +236,7 @@ class Session(QObject):
 
         def done(_: object) -> None:
             self.search_ready = True
+            self.warm_words()
 
         self.runner.submit(
             "model",
@@ -239,6 +244,19 @@ class Session(QObject):
             name="warm-up",
             on_finished=done,
             on_failed=self._fail("Could not load the embedding model."),
+        )
+
+    def warm_words(self) -> None:
+        """Embed the library's words ahead of questions (``AskService.warm_words``) on a pool
+        of its own, so a question never waits for it: it pauses while one is answered."""
+        asker = self.asker
+        if asker is None or not self.search_ready:
+            return
+        self.runner.submit(
+            "words",
+            lambda job: asker.warm_words(cancel=job.cancel),
+            name="warm-words",
+            on_failed=lambda exc: logger.warning("embedding the library's words failed: %r", exc),
         )
 
     def ask(

@@ -23,7 +23,7 @@ import logging
 import math
 import os
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -297,6 +297,17 @@ def kin(c: Concept, word: str, lang: str) -> bool:
     return False
 
 
+def neighbour_candidates(words: Iterable[str], lang: str) -> list[str]:
+    """The words of the evidence that may stand for a concept as its embedding neighbour:
+    not stop words, asking words or numbers, and longer than two letters (sorted)."""
+    stops = textkit.stop_words(lang)
+    return sorted(
+        w
+        for w in set(words)
+        if len(w) > 2 and not w.isdigit() and w not in STOPS_EXTRA and w not in stops
+    )
+
+
 def coverage(
     concepts: Sequence[Concept],
     ev: Evidence,
@@ -326,8 +337,7 @@ def coverage(
         else:
             unmatched.append(c)
     if unmatched and similar is not None:
-        cands = sorted({w for w in ev.words if len(w) > 2 and not w.isdigit()} - STOPS_EXTRA)
-        cands = [w for w in cands if w not in textkit.stop_words(ev.lang)]
+        cands = neighbour_candidates(set(ev.words), ev.lang)
         if cands:
             sims = similar([c.text.lstrip("\\") for c in unmatched], cands)
             still = []

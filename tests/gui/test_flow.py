@@ -17,6 +17,7 @@ from PySide6.QtGui import QGuiApplication
 from app.core.progress import Progress
 from app.ui.answer_card import preview
 from app.ui.history import history_path, load_history
+from app.validation.support import neighbour_candidates
 from tests.gui.conftest import center, drop_files, wait_ingested, wait_ready
 from tests.pdf_factory import MANUAL_FACTS, MANUAL_TITLE
 
@@ -57,6 +58,14 @@ def test_drop_ingest_ask_hover_click(qtbot, window, gui_pdfs) -> None:
     wait_ready(qtbot, window, 1)
     doc = window.library.documents[0]
     assert doc.title == MANUAL_TITLE and doc.pages == 5
+    # once warmed up, the library's words are embedded in the background (warm_words)
+    asker, lib = window.session.asker, window.session.library
+    assert asker is not None and lib is not None
+    words = neighbour_candidates(lib.common_words(200), "en")  # not "the", "and"
+    assert "zephyr" in words
+    embed = asker._embed()
+    assert embed is not None
+    qtbot.waitUntil(lambda: not embed.unknown(words), timeout=60_000)
     assert "zephyr-manual.pdf · 5 pages · Ready" in window.library.list.item(0).data(
         Qt.ItemDataRole.UserRole + 2
     )

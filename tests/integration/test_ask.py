@@ -321,3 +321,41 @@ def test_cli_ask_json_and_metrics(
     assert main(["ask", "--library", str(lib.settings.library), q]) == 0
     out = capsys.readouterr().out
     assert "citation(s) verified" in out
+
+
+def test_warmed_library_judges_concepts_as_a_cold_one(
+    lib: Library, shared_embedder: Embedder
+) -> None:
+    """The desktop warms up (term index, the library's words embedded ahead); a one-shot
+    command does not. Both must find the same concepts, weights and absent words, and once
+    warmed the passages' words need no embedding mid-question."""
+    from app.services import ask_steps as steps
+    from app.services import verdict
+    from app.validation.support import Evidence, neighbour_candidates
+
+    question = "Which error code means the antenna cable is broken?"
+
+    def concepts(library: Library, asker: AskService) -> tuple[verdict.Concepts, list]:
+        run = steps.AskRun(
+            question=question,
+            top_k=library.settings.top_k,
+            doc_ids=None,
+            on_token=None,
+            progress=lambda _p: None,
+            cancel=CancelToken(),
+        )
+        assert steps.retrieve(run, library)
+        return asker._concepts(run), run.pairs
+
+    cold_lib = Library(lib.settings, embedder=shared_embedder)
+    cold, _ = concepts(cold_lib, AskService(cold_lib, cold_lib.settings))
+    warm_lib = Library(lib.settings, embedder=shared_embedder)
+    warm_lib.warm_up()
+    asker = AskService(warm_lib, warm_lib.settings)
+    assert asker.warm_words() > 100
+    warm, pairs = concepts(warm_lib, asker)
+    assert [(c.text, c.weight) for c in warm.items] == [(c.text, c.weight) for c in cold.items]
+    assert [c.text for c in warm.absent] == [c.text for c in cold.absent] == ["antenna"]
+    words = Evidence.of([c.text for _, c in pairs]).words
+    embed = asker._embed()
+    assert embed is not None and embed.unknown(neighbour_candidates(words, "en")) == []

@@ -1,7 +1,9 @@
-"""The in-memory term index counts as the full-text index does, and keeps in step with the store."""
+"""The in-memory term index counts as the full-text index does and keeps in step with the
+store; the library's words it lists are embedded ahead of questions."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Literal
 
@@ -9,13 +11,16 @@ import pytest
 
 from app.core import textkit
 from app.core.config import Settings
+from app.core.progress import CancelToken
 from app.core.scripts import cjk_terms
 from app.retrieval.terms import TermIndex, document_frequencies, fold
+from app.services.ask import AskService
 from app.services.library import Library
 from app.store.store import Store
+from app.validation.support import neighbour_candidates
 from tests import doc_factory as df
 from tests import pdf_factory as pf
-from tests.fakes import HashEmbedder
+from tests.fakes import HashEmbedder, ScriptedModel
 
 ABSENT = ["walnut", "watermark", "dividend", "xyzzy"]
 KEYWORD_STOPS = frozenset(
@@ -188,3 +193,55 @@ def test_forgetting_a_document_spares_a_rebuild(library: Library) -> None:
     assert library.store.remove(report.doc_id)
     _agrees(library, index)
     assert source.read[1:] == [[report.doc_id]], "the rest of the library is not read again"
+
+
+# --- the library's words embedded ahead of questions (AskService.warm_words) -----------------
+def _asker(lib: Library) -> AskService:
+    return AskService(lib, chat_model=ScriptedModel([]))
+
+
+def test_common_words_come_from_the_term_index(library: Library) -> None:
+    assert library.common_words(10) == [], "nothing counted before warm_up"
+    library.warm_up()
+    words = library.common_words(30)
+    assert len(words) == 30
+    counts, _ = library.term_counts(words)
+    assert [counts[w] for w in words] == sorted((counts[w] for w in words), reverse=True)
+    assert "zephyr" in library.common_words(1000)
+
+
+def test_warm_words_embeds_each_word_once(library: Library) -> None:
+    library.warm_up()
+    asker = _asker(library)
+    embedded = asker.warm_words()
+    words = neighbour_candidates(library.common_words(20_000), "en")
+    assert embedded == len(words) > 100
+    embed = asker._embed()
+    assert embed is not None and embed.unknown(words) == []
+    assert asker.warm_words() == 0, "nothing left to embed"
+
+
+def test_warm_words_stops_when_cancelled(library: Library) -> None:
+    library.warm_up()
+    asker = _asker(library)
+    cancel = CancelToken()
+    cancel.cancel()
+    assert asker.warm_words(cancel=cancel) == 0
+    embed = asker._embed()
+    assert embed is not None and embed.unknown(["zephyr"]) == ["zephyr"]
+
+
+def test_warm_words_waits_while_a_question_is_answered(library: Library) -> None:
+    library.warm_up()
+    asker = _asker(library)
+    asker._asking = 1  # as during ask()
+    done: list[int] = []
+    worker = threading.Thread(target=lambda: done.append(asker.warm_words()))
+    worker.start()
+    worker.join(0.3)
+    embed = asker._embed()
+    assert embed is not None
+    assert worker.is_alive() and embed.unknown(["zephyr"]) == ["zephyr"], "it waited"
+    asker._asking = 0
+    worker.join(30)
+    assert done and done[0] > 100 and embed.unknown(["zephyr"]) == []
