@@ -59,6 +59,7 @@ class Session(QObject):
         self.model_name = ""
         self.model_loaded = False
         self.search_ready = False
+        self.closed = False  # shut down: a job finishing late must not start another
         # Workers run Python between native calls; a shorter GIL switch interval (default
         # 5 ms) lets the GUI thread take the GIL back sooner, keeping the window fluid.
         sys.setswitchinterval(0.001)
@@ -224,7 +225,7 @@ class Session(QObject):
         Importing torch holds the GIL for a while; better once at start-up than mid-answer.
         """
         lib = self.library
-        if lib is None or self.search_ready:
+        if lib is None or self.search_ready or self.closed:
             return
 
         asker = self.asker
@@ -250,7 +251,7 @@ class Session(QObject):
         """Embed the library's words ahead of questions (``AskService.warm_words``) on a pool
         of its own, so a question never waits for it: it pauses while one is answered."""
         asker = self.asker
-        if asker is None or not self.search_ready:
+        if asker is None or not self.search_ready or self.closed:
             return
         self.runner.submit(
             "words",
@@ -302,6 +303,7 @@ class Session(QObject):
         return handler
 
     def shutdown(self) -> None:
+        self.closed = True
         self.runner.cancel_all()
         self.runner.wait(20000)
 

@@ -121,3 +121,18 @@ def test_bad_model_file_shows_error_and_keeps_previous(qtbot, window, tmp_path) 
     assert window.session.settings.model is None  # reverted to the embedded default
     assert window.session.model_name == before
     assert before in window.model_label.text()
+
+
+def test_no_background_job_starts_after_shutdown(qtbot, window) -> None:
+    """A warm-up finishing after the window closed must not start the next job (its runner
+    may already be deleted: "Internal C++ object (JobRunner) already deleted")."""
+    session = window.session
+    qtbot.waitUntil(lambda: session.asker is not None, timeout=60_000)
+    session.shutdown()
+    live = len(session.runner._live)  # jobs end (leave it) only when the event loop runs
+    session.search_ready = False
+    session.warm_up()
+    session.search_ready = True
+    session.warm_words()
+    assert len(session.runner._live) == live, "no job submitted"
+    assert "words" not in session.runner._pools
