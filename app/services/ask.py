@@ -128,7 +128,7 @@ class AskService:
 
         At most ``limit`` words (those in the most chunks first; the cache keeps 20,000),
         in batches, pausing while a question is being answered; needs the library's words
-        counted (``Library.warm_up``). Returns how many words were embedded. For long-running
+        counted (``Library.count_words``). Returns how many words were embedded. For long-running
         front ends: a one-shot command would spend seconds on words it never needs.
         """
         embed = self._embed()

@@ -75,7 +75,7 @@ class Library:
         self._cached: Embedder | None = None
         self._store: Store | None = None
         self._retriever: HybridRetriever | None = None
-        self._terms: TermIndex | None = None  # built by warm_up (long-running front ends)
+        self._terms: TermIndex | None = None  # built by count_words (long-running front ends)
         self._lock = threading.RLock()  # one writer at a time in this process
 
     # --- lazily created parts --------------------------------------------------------------
@@ -373,7 +373,7 @@ class Library:
         """How many chunks of the whole library contain each word (the full-text index's
         stemmed match, capped), and how many chunks there are: rarity and absence.
 
-        From the in-memory term index once :meth:`warm_up` built it (microseconds a word),
+        From the in-memory term index once :meth:`count_words` built it (microseconds a word),
         else one full-text query a word (a few milliseconds each); both count alike."""
         terms = self._terms
         if terms is not None:
@@ -385,7 +385,7 @@ class Library:
 
     def common_words(self, limit: int) -> list[str]:
         """Up to ``limit`` words of the library, in the most chunks first; none before
-        :meth:`warm_up` counted them."""
+        :meth:`count_words` counted them."""
         terms = self._terms
         if terms is None:
             return []
@@ -426,11 +426,15 @@ class Library:
             return self._retriever
 
     def warm_up(self) -> None:
-        """Load the embedder and retriever now (e.g. before a batch of searches), and count
-        the library's words once, so the support check's rarity and absence lookups cost
-        microseconds instead of a full-text query per word."""
+        """Load the embedder and retriever now (e.g. before a batch of searches)."""
         self._get_retriever()
         self.embedder.embed(["warm up"])
+
+    def count_words(self) -> None:
+        """Count the library's words once, in memory, and keep the counts in step from now
+        on: the support check's rarity and absence lookups then cost microseconds instead of
+        a full-text query per word. For long-running front ends (the desktop): it reads
+        every chunk once (0.2 s for 500 chunks, ~11 s for 100,000)."""
         with self._lock:
             if self._terms is None:
                 from app.retrieval.terms import TermIndex

@@ -232,6 +232,7 @@ class Session(QObject):
 
         def work(_j: Job) -> None:
             lib.warm_up()
+            lib.count_words()  # rarity and absence lookups in microseconds
             if asker is not None:  # cache the system prompt so the first answer is not slower
                 asker.warm_up()
 

@@ -230,6 +230,7 @@ def bench_support_library() -> dict[str, float]:
         lib = Library(Settings(library=Path(tmp) / "lib"))
         lib.ingest([pf.make_manual_pdf(Path(tmp) / "manual.pdf")])
         lib.warm_up()
+        lib.count_words()
         ask = AskService(lib)
         ask.warm_words()  # as the desktop does in the background once warmed up
         embed, languages = ask._embed(), ask._word_languages()

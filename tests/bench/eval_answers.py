@@ -269,7 +269,8 @@ def run_set(
 
         ask = AskService(library, settings)
         t0 = time.perf_counter()
-        library.warm_up()  # as the desktop does at start: embedder, retriever, term index
+        library.warm_up()  # as the desktop does at start: embedder, retriever,
+        library.count_words()  # the term index
         warm = ask.ask(WARM_UP_QUESTION, top_k=top_k)  # loads the model; not in the figures
         t1 = time.perf_counter()
         words = ask.warm_words()  # the desktop does this in the background after warming up

@@ -350,7 +350,7 @@ def test_warmed_library_judges_concepts_as_a_cold_one(
     cold_lib = Library(lib.settings, embedder=shared_embedder)
     cold, _ = concepts(cold_lib, AskService(cold_lib, cold_lib.settings))
     warm_lib = Library(lib.settings, embedder=shared_embedder)
-    warm_lib.warm_up()
+    warm_lib.count_words()
     asker = AskService(warm_lib, warm_lib.settings)
     assert asker.warm_words() > 100
     warm, pairs = concepts(warm_lib, asker)

@@ -132,7 +132,7 @@ def test_a_new_document_is_read_alone(library: Library, tmp_path: Path) -> None:
 
 
 def test_a_removed_document_is_taken_out(library: Library) -> None:
-    library.warm_up()
+    library.count_words()
     word = "dividend"
     assert library.term_counts([word])[0][word] == 0
     report = next(d for d in library.documents() if "Water" in d.title)
@@ -155,7 +155,7 @@ def test_a_removed_document_is_taken_out(library: Library) -> None:
 
 
 def test_another_process_removing_a_document_is_seen(library: Library, tmp_path: Path) -> None:
-    library.warm_up()
+    library.count_words()
     other = Library(library.settings, embedder=HashEmbedder())
     report = next(d for d in other.documents() if "Water" in d.title)
     assert other.remove(report.doc_id)
@@ -164,10 +164,10 @@ def test_another_process_removing_a_document_is_seen(library: Library, tmp_path:
     _agrees(library, library._terms)
 
 
-def test_term_counts_agree_before_and_after_warm_up(library: Library) -> None:
+def test_term_counts_agree_before_and_after_counting_words(library: Library) -> None:
     words = _words(library.store)
     cold, n_cold = library.term_counts(words)
-    library.warm_up()
+    library.count_words()
     assert library._terms is not None
     warm, n_warm = library.term_counts(words)
     assert n_warm == n_cold
@@ -177,7 +177,7 @@ def test_term_counts_agree_before_and_after_warm_up(library: Library) -> None:
 def test_cjk_words_are_counted_by_character_pairs(tmp_path: Path) -> None:
     lib = _library(tmp_path)
     _ingest(lib, df.make_cjk_pdf(tmp_path / "cjk.pdf"))
-    lib.warm_up()
+    lib.count_words()
     word = df.CHINESE_SENTENCES[0][:4]  # "离线问答": asked as 离线, 线问, 问答
     counts, _ = lib.term_counts([word, "东京大学图书馆"])
     assert counts[word] == document_frequencies(lib.store, [word])[word] >= 1
@@ -201,8 +201,8 @@ def _asker(lib: Library) -> AskService:
 
 
 def test_common_words_come_from_the_term_index(library: Library) -> None:
-    assert library.common_words(10) == [], "nothing counted before warm_up"
-    library.warm_up()
+    assert library.common_words(10) == [], "nothing counted before count_words"
+    library.count_words()
     words = library.common_words(30)
     assert len(words) == 30
     counts, _ = library.term_counts(words)
@@ -211,7 +211,7 @@ def test_common_words_come_from_the_term_index(library: Library) -> None:
 
 
 def test_warm_words_embeds_each_word_once(library: Library) -> None:
-    library.warm_up()
+    library.count_words()
     asker = _asker(library)
     embedded = asker.warm_words()
     words = neighbour_candidates(library.common_words(20_000), "en")
@@ -222,7 +222,7 @@ def test_warm_words_embeds_each_word_once(library: Library) -> None:
 
 
 def test_warm_words_stops_when_cancelled(library: Library) -> None:
-    library.warm_up()
+    library.count_words()
     asker = _asker(library)
     cancel = CancelToken()
     cancel.cancel()
@@ -232,7 +232,7 @@ def test_warm_words_stops_when_cancelled(library: Library) -> None:
 
 
 def test_warm_words_waits_while_a_question_is_answered(library: Library) -> None:
-    library.warm_up()
+    library.count_words()
     asker = _asker(library)
     asker._asking = 1  # as during ask()
     done: list[int] = []
