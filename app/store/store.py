@@ -306,10 +306,8 @@ class Store:
             return set()
         found: set[str] = set()
         ids = sorted(set(chunk_ids))
-        for start in range(0, len(ids), FILTER_BATCH):
-            q = self._vectors.search().where(
-                sql.is_in("chunk_id", ids[start : start + FILTER_BATCH])
-            )
+        for where in sql.in_batches("chunk_id", ids, FILTER_BATCH):
+            q = self._vectors.search().where(where)
             found.update(
                 q.select(["chunk_id"]).limit(None).to_arrow().column("chunk_id").to_pylist()
             )
@@ -338,8 +336,8 @@ class Store:
             keep = [seen[c] for c in dup]
             vecs = np.asarray(rows.column("vector").to_pylist(), dtype=np.float32)[keep]
             table = self._vector_table(doc_id, dup, vecs)
-            for start in range(0, len(dup), FILTER_BATCH):
-                self._vectors.delete(sql.is_in("chunk_id", dup[start : start + FILTER_BATCH]))
+            for where in sql.in_batches("chunk_id", dup, FILTER_BATCH):
+                self._vectors.delete(where)
             self._vectors.add(table)  # a crash in between leaves chunks without a vector:
             return len(ids) - len(seen)  # they are embedded again, never lost for good
 
@@ -369,8 +367,7 @@ class Store:
         """Delete chunks and vectors of the given (uncommitted) document ids."""
         ids = sorted(set(doc_ids))
         with self.lock.hold():
-            for start in range(0, len(ids), FILTER_BATCH):
-                where = sql.is_in("doc_id", ids[start : start + FILTER_BATCH])
+            for where in sql.in_batches("doc_id", ids, FILTER_BATCH):
                 self._chunks.delete(where)
                 if self._vectors is not None:
                     self._vectors.delete(where)
@@ -473,8 +470,7 @@ class Store:
         if not ids:
             return []
         found: dict[str, Chunk] = {}
-        for start in range(0, len(ids), FILTER_BATCH):
-            where = sql.is_in("chunk_id", ids[start : start + FILTER_BATCH])
+        for where in sql.in_batches("chunk_id", ids, FILTER_BATCH):
             for c in self._query_chunks(where, charmap=charmap):
                 found[c.chunk_id] = c
         return [found[i] for i in ids if i in found]
@@ -493,8 +489,7 @@ class Store:
         """(doc_id, text the keyword index sees) of every chunk of ``doc_ids``."""
         out: list[tuple[str, str]] = []
         ids = list(dict.fromkeys(doc_ids))
-        for start in range(0, len(ids), FILTER_BATCH):
-            where = sql.is_in("doc_id", ids[start : start + FILTER_BATCH])
+        for where in sql.in_batches("doc_id", ids, FILTER_BATCH):
             q = self._chunks.search().where(where).select(["doc_id", "fts_text"]).limit(None)
             table = q.to_arrow()
             out.extend(

@@ -364,6 +364,11 @@ def test_sql_literals_are_quoted_in_one_place(store: Store) -> None:
 
     assert sql.literal("O'Brien.pdf") == "'O''Brien.pdf'"
     assert sql.is_in("doc_id", ["a", "b'c"]) == "doc_id IN ('a', 'b''c')"
+    assert list(sql.in_batches("doc_id", ["a", "b", "c"], 2)) == [
+        "doc_id IN ('a', 'b')",
+        "doc_id IN ('c')",
+    ]
+    assert list(sql.in_batches("doc_id", [], 2)) == []
     tricky = "/papers/O'Brien' OR '1'='1.pdf"
     store.add_document(make_doc("q" * 16, tricky, ["quoted path text"]))
     assert [d.doc_id for d in store.find_by_path(tricky)] == ["q" * 16]
