@@ -10,8 +10,9 @@ own: lower case, accents folded, English Snowball stems, tokens up to 40 charact
 * :class:`TermIndex`: every chunk's words counted once, in memory, then kept in step with
   the store (new documents are added; a removed one is taken out). A lookup costs
   microseconds. Building it reads every chunk once (0.2 s for 500 chunks; 11 s of CPU and
-  ~55 MB for 100,000 chunks of ~1,100 characters, measured with tests' texts), so a long-running front end builds it while warming up (``Library.count_words``)
-  and a one-shot command asks the full-text index instead.
+  ~55 MB for 100,000 chunks of ~1,100 characters, measured with the eval libraries' texts),
+  so a long-running front end builds it while warming up (``Library.count_words``) and a
+  one-shot command asks the full-text index instead.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import threading
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Literal, Protocol
 
 from app.core.scripts import cjk_terms
@@ -66,13 +67,15 @@ def document_frequencies(
     The index matches by its own stemmer, so "watermarks" counts chunks with "watermark".
     Only plain words are asked (letters and digits); anything else counts as 0.
     """
-    out: dict[str, int] = {}
-    for w in dict.fromkeys(x.lower() for x in words):
-        if not TOKEN.fullmatch(w):
-            out[w] = 0
-            continue
-        out[w] = len(index.text_search(w, cap, doc_ids))
-    return out
+    return _each_word(words, lambda w: len(index.text_search(w, cap, doc_ids)))
+
+
+def _each_word(words: Iterable[str], count: Callable[[str], int]) -> dict[str, int]:
+    """Lower-cased word -> ``count(word)``; 0 for anything but a plain word (letters and
+    digits), which neither way of counting asks about."""
+    return {
+        w: count(w) if TOKEN.fullmatch(w) else 0 for w in dict.fromkeys(x.lower() for x in words)
+    }
 
 
 _FOLD_EXTRA = str.maketrans(
@@ -177,13 +180,10 @@ class TermIndex:
     def counts(self, words: Iterable[str], *, cap: int = DF_CAP) -> tuple[dict[str, int], int]:
         """Like :func:`document_frequencies` (same keys, same matching, same cap), and the
         number of chunks counted. Call :meth:`refresh` first to see the latest writes."""
-        out: dict[str, int] = {}
+
+        def count(w: str) -> int:  # a CJK word is asked as its character pairs: any of them
+            parts = TOKEN.findall(cjk_terms(w))
+            return min(cap, max((self._df.get(self._key(p), 0) for p in parts), default=0))
+
         with self._lock:
-            for w in dict.fromkeys(x.lower() for x in words):
-                if not TOKEN.fullmatch(w):
-                    out[w] = 0
-                    continue
-                # a CJK word is asked as its character pairs: a chunk with any of them
-                parts = TOKEN.findall(cjk_terms(w))
-                out[w] = min(cap, max((self._df.get(self._key(p), 0) for p in parts), default=0))
-            return out, self.chunks
+            return _each_word(words, count), self.chunks
