@@ -62,8 +62,6 @@ __all__ = [
 ]
 
 MAX_TOKENS = 384
-WARM_WORDS = 20_000
-"""Words :meth:`AskService.warm_words` embeds at most (``verdict.CachedEmbed.max_words``)."""
 WARM_BATCH = 256
 EvidenceMode = Literal["auto", "model", "ranked"]
 
@@ -121,20 +119,22 @@ class AskService:
         with self._gen_lock:
             _cache_prefix(model, {"role": "system", "content": system_prompt()})
 
-    def warm_words(self, *, limit: int = WARM_WORDS, cancel: CancelToken | None = None) -> int:
+    def warm_words(self, *, limit: int | None = None, cancel: CancelToken | None = None) -> int:
         """Embed the library's commonest words now, so the support check finds a concept's
         paraphrases among a passage's words without embedding them mid-question (a word
         nowhere in the library made that step take 100-300 ms; cached, ~20 ms).
 
-        At most ``limit`` words (those in the most chunks first; the cache keeps 20,000),
-        in batches, pausing while a question is being answered; needs the library's words
-        counted (``Library.count_words``). Returns how many words were embedded. For long-running
-        front ends: a one-shot command would spend seconds on words it never needs.
+        At most ``limit`` words (default: as many as the cache keeps, 20,000), those in the
+        most chunks first, in batches, pausing while a question is being answered; needs the
+        library's words counted (``Library.count_words``). Returns how many words were
+        embedded. For long-running front ends: a one-shot command would spend seconds on
+        words it never needs.
         """
         embed = self._embed()
         if embed is None:
             return 0
-        words = embed.unknown(neighbour_candidates(self.library.common_words(limit), "en"))
+        common = self.library.common_words(embed.max_words if limit is None else limit)
+        words = embed.unknown(neighbour_candidates(common, "en"))
         for start in range(0, len(words), WARM_BATCH):
             while self._asking and not (cancel and cancel.cancelled):
                 time.sleep(0.05)

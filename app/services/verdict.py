@@ -75,13 +75,19 @@ class CachedEmbed:
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
+    @staticmethod
+    def keeps(text: str) -> bool:
+        """Whether ``text`` is a single word, whose vector is remembered."""
+        return len(text) <= 40 and " " not in text
+
     def unknown(self, words: Iterable[str]) -> list[str]:
-        """The single words among ``words`` not remembered yet, in order."""
+        """Those of ``words`` that would be remembered and are not yet, in order (a text
+        that is never remembered is never listed: embedding it would change nothing)."""
         with self._lock:
-            return [w for w in dict.fromkeys(words) if w not in self._vectors]
+            return [w for w in dict.fromkeys(words) if self.keeps(w) and w not in self._vectors]
 
     def __call__(self, texts: list[str]) -> np.ndarray:
-        words = {t for t in texts if len(t) <= 40 and " " not in t}
+        words = {t for t in texts if self.keeps(t)}
         with self._lock:  # one question at a time: the embedder runs under the lock too
             todo = [t for t in dict.fromkeys(texts) if t not in words or t not in self._vectors]
             fresh = dict(zip(todo, self._embed(todo), strict=True)) if todo else {}

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
 import pytest
 
 from app.core import textkit
@@ -16,6 +17,7 @@ from app.core.scripts import cjk_terms
 from app.retrieval.terms import TermIndex, document_frequencies, fold
 from app.services.ask import AskService
 from app.services.library import Library
+from app.services.verdict import CachedEmbed
 from app.store.store import Store
 from app.validation.support import neighbour_candidates
 from tests import doc_factory as df
@@ -245,3 +247,19 @@ def test_warm_words_waits_while_a_question_is_answered(library: Library) -> None
     asker._asking = 0
     worker.join(30)
     assert done and done[0] > 100 and embed.unknown(["zephyr"]) == []
+
+
+def test_unknown_lists_only_words_the_cache_keeps() -> None:
+    """A token too long to be remembered is never listed, so warming does not embed it
+    again and again."""
+    long = "a" * 41
+    calls: list[list[str]] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        calls.append(list(texts))
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+    cache = CachedEmbed(embed)
+    assert cache.unknown(["walnut", long, "walnut"]) == ["walnut"]
+    cache(["walnut", long])
+    assert cache.unknown(["walnut", long]) == []
