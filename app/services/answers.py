@@ -19,6 +19,7 @@ from app.validation import ValidatedAnswer
 logger = logging.getLogger(__name__)
 
 REFUSAL_TEXT = "The documents don't contain enough to answer this."
+FAR_TEXT = "No passage is close enough to the question to answer it."
 EMPTY_LIBRARY_TEXT = "Your library is empty. Add PDF documents first, then ask again."
 NO_HITS_TEXT = (
     "Nothing in your documents matches this question. Add documents that cover it, "

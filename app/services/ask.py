@@ -44,12 +44,13 @@ from app.services import verdict
 from app.services.answers import (
     EMPTY_LIBRARY_TEXT,
     EMPTY_QUESTION_TEXT,
+    FAR_TEXT,
     NO_HITS_TEXT,
     REFUSAL_TEXT,
 )
 from app.services.ask_steps import AskRun, Attempt
 from app.services.metrics import metrics
-from app.validation.support import neighbour_candidates
+from app.validation.support import SupportCheck, neighbour_candidates
 
 logger = logging.getLogger(__name__)
 
@@ -232,8 +233,10 @@ class AskService:
             refused = verdict.absent_refusal(run.question, concepts, run.pairs)
             refused.model = model.name
             return refused
-        if ranked and not steps.relevant_enough(bundle):
-            answer = run.refusal(REFUSAL_TEXT)
+        far = ranked and not steps.relevant_enough(bundle)
+        pre = self._before_generation(run, bundle, concepts) if far else None
+        if far and (pre is None or pre.reasons):  # nothing close, and the check finds a lack
+            answer = run.refusal(FAR_TEXT)
         else:
             with self._gen_lock:
                 answer = self._respond(run, model, bundle)
@@ -268,6 +271,29 @@ class AskService:
         )
         run.timings["concepts"] = round(concepts.ms, 1)
         return concepts
+
+    def _before_generation(
+        self, run: AskRun, bundle: PromptBundle, concepts: verdict.Concepts
+    ) -> SupportCheck | None:
+        """The support check of the ranked evidence, for a question whose best sentence is
+        below the relevance floor: similarity is one signal of several, so evidence in which
+        the check finds nothing lacking (every key concept, the kind of answer asked for)
+        goes on to be answered, and judged again, rather than refused."""
+        t0 = time.perf_counter()
+        pre = verdict.before_generation(
+            run.question,
+            bundle,
+            run.pairs,
+            concepts=concepts,
+            embed=self._embed(),
+            languages=self._word_languages(),
+        )
+        run.timings["precheck"] = round(ms_since(t0), 1)
+        logger.info(
+            "best sentence below the relevance floor; its evidence %s",
+            "lacks something" if pre is None or pre.reasons else "covers the question",
+        )
+        return pre
 
     def _judge(
         self, run: AskRun, answer: Answer, bundle: PromptBundle, concepts: verdict.Concepts

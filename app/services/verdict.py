@@ -29,7 +29,8 @@ import numpy as np
 from app.core.models import Answer, Chunk, Source, Support
 from app.core.text import collapse_ws
 from app.core.textkit import restates
-from app.services.answers import refusal
+from app.generation.prompt import PromptBundle
+from app.services.answers import FAR_TEXT, REFUSAL_TEXT, refusal
 from app.validation.answer_checks import contradiction
 from app.validation.closest import closest_passages
 from app.validation.support import (
@@ -228,26 +229,97 @@ def check(
     if is_refusal(answer):
         cited = closest_passages(question, pairs)
     quotes = [c.quote for c in cited]
-    sections = sorted({section_title(c.section) for c in cited} - {""})
-    rows = {collapse_ws(k): v for k, v in (quote_context or {}).items()}
-    sections += list(dict.fromkeys(x for q in quotes for x in rows.get(collapse_ws(q), ())))
-    claims: list[tuple[str, str]] = []
-    if answer.kind == "generated":
-        claims = [(answer.answer, " ".join(quotes))]
     known = {collapse_ws(k): v for k, v in (known_similarity or {}).items()}
-    sim = _similarity(question, quotes, known, embed)
+    return check_quotes(
+        question,
+        quotes,
+        [c.section for c in cited],
+        claims=[(answer.answer, " ".join(quotes))] if answer.kind == "generated" else [],
+        similarity=_similarity(question, quotes, known, embed),
+        concepts=concepts,
+        embed=embed,
+        languages=languages,
+        quote_context=quote_context,
+        passages="closest passages" if is_refusal(answer) else "cited passages",
+    )
+
+
+def check_quotes(
+    question: str,
+    quotes: Sequence[str],
+    sections: Sequence[str],
+    *,
+    claims: Sequence[tuple[str, str]] = (),
+    similarity: float | None,
+    concepts: Concepts | None,
+    embed: Embed | None = None,
+    languages: Collection[str] | None = None,
+    quote_context: Mapping[str, Sequence[str]] | None = None,
+    passages: str = "cited passages",
+) -> SupportCheck:
+    """The support check of ``quotes`` (with their ``sections``' paths and each table row's
+    ``quote_context``) as the answer to ``question``; ``claims`` as in :func:`assess`."""
+    titles = sorted({section_title(s) for s in sections} - {""})
+    rows = {collapse_ws(k): v for k, v in (quote_context or {}).items()}
+    titles += list(dict.fromkeys(x for q in quotes for x in rows.get(collapse_ws(q), ())))
     return assess(
         question,
         quotes,
-        context=sections,
+        context=titles,
         claims=claims,
-        similarity=sim,
+        similarity=similarity,
         concepts=None if concepts is None else concepts.items,
         similar=word_similarity(embed),
         similar_languages=languages,
         absent=() if concepts is None else [c.text for c in concepts.absent],
-        passages="closest passages" if is_refusal(answer) else "cited passages",
+        passages=passages,
     )
+
+
+def before_generation(
+    question: str,
+    bundle: PromptBundle,
+    pairs: Sequence[tuple[Source, Chunk]],
+    *,
+    concepts: Concepts,
+    embed: Embed | None = None,
+    languages: Collection[str] | None = None,
+) -> SupportCheck | None:
+    """The support check of the evidence the ranker picked for the prompt, before any
+    generation (None without ranked evidence): a question whose best sentence is only
+    loosely similar goes on when this check finds nothing lacking ("How heavy is the
+    bike?" against "Weight of the bike: 23.4 kg" at cosine 0.36)."""
+    if not bundle.spec.evidence:
+        return None
+    shown = [x for xs in bundle.source_sentences.values() for x in xs]
+    by_n = {s.n: s for s, _ in pairs}
+    picked = bundle.spec.evidence
+    return check_quotes(
+        question,
+        [text for _, text in picked],
+        [by_n[n].section for n, _ in picked if n in by_n],
+        similarity=bundle.relevance,
+        concepts=concepts,
+        embed=embed,
+        languages=languages,
+        quote_context={x.text: x.context for x in shown if x.context},
+        passages="closest passages",
+    )
+
+
+UNREASONED = {
+    REFUSAL_TEXT: "the model found no answer in the closest passages.",
+    FAR_TEXT: "no passage is close enough to the question to answer it.",
+}
+"""The refusals made before the support check has looked at the closest passages, and what
+they say when the check finds no more telling reason."""
+
+
+def refusal_text(result: SupportCheck, otherwise: str) -> str:
+    """A refusal that says why in words: the support check's first reason about the closest
+    passages ("the closest passages don't mention ‘dividend’"), else ``otherwise``."""
+    why = result.reasons[0] if result.reasons else otherwise
+    return f"{NOT_ANSWERED}: {why[0].lower()}{why[1:]}"
 
 
 _NUMBERING = re.compile(r"^\s*(?:\d{1,3}|[A-Z](?=\.\d))(?:\.\d{1,3})*\.?(?:\s+|$)")
@@ -287,6 +359,8 @@ def apply(answer: Answer, result: SupportCheck, pairs: Sequence[tuple[Source, Ch
     v = answer.validation
     if is_refusal(answer):
         support.closest = closest_passages(answer.question, pairs)
+        if answer.answer in UNREASONED:  # say why in words
+            answer.answer = refusal_text(result, UNREASONED[answer.answer])
         answer.validation = v.model_copy(update={"support": support})
         return answer
     if not answer.citations or result.refuses:

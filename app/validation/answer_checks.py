@@ -67,7 +67,9 @@ _TYPE_RULES: list[tuple[AnswerType, re.Pattern[str]]] = [
     (
         "number",
         re.compile(
-            r"\bhow\s+(many|much|long|large|big|wide|high|tall|old|often|far|small)\b|\bwhat\s+(percentage|share|proportion|number|amount|size|length|width|height)\b|\bwie\s+(viele?|lange?|groß|hoch|oft|alt)\b",
+            r"\bhow\s+(many|much|long|large|big|wide|high|tall|old|often|far|small|heavy|deep|thick|fast|hot|warm|cold|steep|expensive)\b"
+            r"|\bwhat\s+(percentage|share|proportion|number|amount|size|length|width|height|weight|depth|speed|temperature|price|cost)\b"
+            r"|\bwie\s+(viele?|lange?|groß|hoch|oft|alt|schwer|tief|dick|schnell|heiß|warm|kalt|steil|teuer|weit|breit)\b",
             re.I,
         ),
     ),
@@ -133,8 +135,13 @@ def answer_type(question: str) -> AnswerType:
     return "other"
 
 
+_AMOUNT = re.compile(r"(?<!\w)\d")
+"""A digit that starts an amount: "23.4 kg", "5,300", "€19", not one inside a code or a
+name ("E42", "M6 screws", "T1"), which answers no "how many" or "how long"."""
+
+
 def _has_number(text: str) -> bool:
-    if re.search(r"\d", text):
+    if _AMOUNT.search(text):
         return True
     return any(w in NUMBER_WORDS for w in textkit.words(text))
 

@@ -21,7 +21,7 @@ from app.core.models import Answer
 from app.core.progress import CancelToken, Progress
 from app.core.protocols import Embedder
 from app.core.resources import DEFAULT_CHAT_MODEL_NAME, default_chat_model_path
-from app.services.ask import EMPTY_LIBRARY_TEXT, AskService
+from app.services.ask import EMPTY_LIBRARY_TEXT, REFUSAL_TEXT, AskService
 from app.services.library import Library
 from app.services.metrics import reset_metrics
 from tests.pdf_factory import MANUAL_FACTS, make_manual_pdf, make_two_column_pdf
@@ -86,6 +86,24 @@ def test_unanswerable_question_is_refused(service: AskService, question: str) ->
     support = answer.validation.support
     assert support is not None and support.reasons  # why, in words
     assert support.closest  # and where to look instead
+
+
+@pytest.mark.parametrize(
+    "question", ["How long is the sensor cable?", "How many screws does the battery need?"]
+)
+def test_a_question_no_passage_is_close_to_is_refused_with_a_reason(
+    service: AskService, question: str
+) -> None:
+    """Every word of these is in the manual, but no sentence is close to the question and
+    the ranked evidence lacks something (a length; the battery's screws): refused before
+    any generation, saying why in words, with the closest passages to check."""
+    answer = service.ask(question)
+    assert (answer.mode, answer.kind) == ("refuse", "refusal")
+    assert answer.timings_ms["generate"] == 0
+    assert answer.answer.startswith("The documents don't answer this: ")
+    assert answer.answer != REFUSAL_TEXT
+    support = answer.validation.support
+    assert support is not None and support.closest
 
 
 def ask_json(lib: Library, capsys: pytest.CaptureFixture[str], question: str) -> dict[str, Any]:

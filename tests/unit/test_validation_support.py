@@ -159,6 +159,9 @@ def test_unrelated_neighbour_does_not_count() -> None:
         ("Where is the company based?", "place"),
         ("Is \\input safe to use?", "yes/no"),
         ("Wie viele Mitarbeiter hat die Firma?", "number"),
+        ("How heavy is the bike?", "number"),  # a measure asked by its adjective
+        ("What weight can the rack carry?", "number"),
+        ("Wie schwer ist der Akku?", "number"),
         ("Why should I avoid \\input?", "other"),
         ("When should I use a class rather than a package?", "other"),  # a condition, not a date
         ("How can I keep one row from getting an equation number?", "method"),
@@ -177,6 +180,10 @@ def test_type_present() -> None:
     assert type_present("number", "at most eight characters")
     assert type_present("number", "it has 250 staff")
     assert not type_present("number", "it has a large staff")
+    assert type_present("number", "Weight 23.4kg, price \u20ac2,499")
+    # a digit inside a code or a name is no amount
+    assert not type_present("number", "Error code E42 means that the sensor cable is broken.")
+    assert not type_present("number", "Fix it with M6 screws and the T1 encoding.")
     assert type_present("year", "released in June 1994")
     assert not type_present("year", "released long ago")
     assert type_present("command", "use \\RequirePackage")

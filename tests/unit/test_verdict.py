@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from app.core.models import Answer, Chunk, Citation, Source, Validation
+from app.generation.prompt import build_prompt
 from app.services import verdict
+from app.services.answers import FAR_TEXT, REFUSAL_TEXT
 from tests.answer_factory import citation
 
 pytestmark = pytest.mark.unit
@@ -303,3 +305,80 @@ def test_a_quote_spanning_lines_finds_the_similarity_its_sentence_had() -> None:
     result = verdict.check(q, quoted, concepts=None, known_similarity={shown: 0.77}, embed=embed)
     assert result.similarity == pytest.approx(0.77)
     assert all(quote not in texts for texts in calls)
+
+
+def _refused(question: str, text: str) -> Answer:
+    return Answer(
+        question=question,
+        mode="refuse",
+        kind="refusal",
+        answer=text,
+        validation=Validation(status="YELLOW"),
+    )
+
+
+def test_every_refusal_says_why_in_words() -> None:
+    """A refusal made before the check looked (the model declined; nothing was close) takes
+    the check's reason about the closest passages, else says which of the two it was."""
+    q = "What was the dividend yield?"  # the passages lack "yield"
+    refused = _refused(q, FAR_TEXT)
+    result = verdict.check(q, refused, pairs(), concepts=None)
+    judged = verdict.apply(refused, result, pairs())
+    assert judged.answer == (
+        "The documents don't answer this: the closest passages don't mention \u2018yield\u2019."
+    )
+    q = "In how many countries does the company employ staff?"  # every concept is there
+    for placeholder, why in [
+        (REFUSAL_TEXT, "the model found no answer in the closest passages."),
+        (FAR_TEXT, "no passage is close enough to the question to answer it."),
+    ]:
+        refused = _refused(q, placeholder)
+        result = verdict.check(q, refused, pairs(), concepts=None)
+        assert not result.reasons
+        judged = verdict.apply(refused, result, pairs())
+        assert judged.answer == f"The documents don't answer this: {why}"
+        assert judged.validation.support is not None and judged.validation.support.closest
+    # a refusal that already says why keeps its words
+    said = _refused(q, "No passage in your library mentions \u2018watermark\u2019.")
+    judged = verdict.apply(said, verdict.check(q, said, pairs(), concepts=None), pairs())
+    assert judged.answer == "No passage in your library mentions \u2018watermark\u2019."
+
+
+SPECS = [
+    "Technical data. Weight of the bike: 23.4 kg. Frame aluminium, size M.",
+    "The motor assists up to 25 km/h. The battery holds 625 Wh.",
+]
+
+
+def _bundle(question: str) -> tuple[object, list[tuple[Source, Chunk]]]:
+    """The ranked evidence for ``question`` over SPECS, every sentence only loosely similar
+    to it (below the relevance floor), the one with the weight the least loosely."""
+    ps = pairs(SPECS)
+    bundle = build_prompt(
+        question,
+        [s for s, _ in ps],
+        ranked_evidence=True,
+        similarity=lambda _q, texts: [0.36 if "Weight" in t else 0.2 for t in texts],
+    )
+    return bundle, ps
+
+
+def test_loosely_similar_evidence_that_covers_the_question_goes_on() -> None:
+    """Below the relevance floor the support check of the ranked evidence decides: a table
+    row that holds the weight answers "how heavy", whatever the cosine says."""
+    q = "How heavy is the bike?"
+    bundle, ps = _bundle(q)
+    concepts = verdict.question_concepts(q, lambda w: ({x: 1 for x in w}, 2), ps)
+    pre = verdict.before_generation(
+        q, bundle, ps, concepts=concepts, embed=fake_embed({"heavy": "weight"})
+    )
+    assert pre is not None and not pre.refuses, pre
+    assert pre.answer_type == "number" and pre.type_found
+    assert set(pre.covered) == {"heavy", "bike"}
+    # the same evidence for a question it does not cover: refused, and the check says why
+    q = "What colour is the bike?"
+    bundle, ps = _bundle(q)
+    concepts = verdict.question_concepts(q, lambda w: ({x: 1 for x in w} | {"colour": 0}, 2), ps)
+    pre = verdict.before_generation(q, bundle, ps, concepts=concepts, embed=fake_embed({}))
+    assert pre is not None and pre.refuses
+    assert "colour" in pre.missing
