@@ -257,14 +257,14 @@ def check_quotes(
     quote_context: Mapping[str, Sequence[str]] | None = None,
     passages: str = "cited passages",
 ) -> SupportCheck:
-    """The support check of ``quotes`` (with their ``sections``' paths and each table row's
-    ``quote_context``) as the answer to ``question``; ``claims`` as in :func:`assess`."""
+    """The support check of ``quotes`` (with their ``sections``' paths, one per quote, and
+    each table row's ``quote_context``) as the answer to ``question``; ``claims`` as in :func:`assess`."""
     titles = sorted({section_title(s) for s in sections} - {""})
     rows = {collapse_ws(k): v for k, v in (quote_context or {}).items()}
     titles += list(dict.fromkeys(x for q in quotes for x in rows.get(collapse_ws(q), ())))
     return assess(
         question,
-        quotes,
+        [without_numbering(q, s) for q, s in zip(quotes, sections, strict=True)],
         context=titles,
         claims=claims,
         similarity=similarity,
@@ -297,7 +297,7 @@ def before_generation(
     return check_quotes(
         question,
         [text for _, text in picked],
-        [by_n[n].section for n, _ in picked if n in by_n],
+        [by_n[n].section if n in by_n else "" for n, _ in picked],
         similarity=bundle.relevance,
         concepts=concepts,
         embed=embed,
@@ -330,6 +330,18 @@ def section_title(path: str) -> str:
     """The innermost section's title without its numbering ("2 A > 2.7 General style" ->
     "General style"): a section number answers no "how many" question."""
     return _NUMBERING.sub("", path.rsplit(">", 1)[-1]).strip()
+
+
+def without_numbering(quote: str, section: str) -> str:
+    """``quote`` with the numbering taken off its lines that are its section's headings
+    ("5 Troubleshooting\nError code E42 ..." -> "Troubleshooting\nError code E42 ..."), as
+    :func:`section_title` does for the titles: a chunk begins with its heading, and "5"
+    there is no amount that answers "How long is the sensor cable?"."""
+    heads = {collapse_ws(h) for h in section.split(">")} - {""}
+    if not heads:
+        return quote
+    lines = quote.split("\n")
+    return "\n".join(_NUMBERING.sub("", x) if collapse_ws(x) in heads else x for x in lines)
 
 
 def is_refusal(answer: Answer) -> bool:

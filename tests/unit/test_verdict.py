@@ -268,6 +268,38 @@ def test_a_section_number_is_not_evidence_of_a_number() -> None:
     assert verdict.section_title("3D printing") == "3D printing"
 
 
+def test_a_quotes_own_heading_number_is_no_amount() -> None:
+    """A chunk begins with its heading: "5" in "5 Troubleshooting" answers no "how long"."""
+    q = "How long is the sensor cable?"
+    quote = "5 Troubleshooting\nError code E42 means that the sensor cable is broken."
+    assert verdict.without_numbering(quote, "5 Troubleshooting").startswith("Troubleshooting\n")
+    assert verdict.without_numbering(quote, "4 Care") == quote  # not its heading: kept
+    refused = Answer(
+        question=q,
+        mode="refuse",
+        kind="refusal",
+        answer=REFUSAL_TEXT,
+        validation=Validation(status="YELLOW"),
+    )
+    chunk_pairs = pairs([quote])
+    for src, chunk in chunk_pairs:
+        src.section = chunk.section = "5 Troubleshooting"
+    result = verdict.check(q, refused, chunk_pairs, concepts=None)
+    assert not result.type_found
+    assert (
+        result.reasons[0] == "The question asks for a number, and the closest passages have none."
+    )
+    # a number in the text itself still counts, heading or not
+    longer = verdict.check_quotes(
+        q,
+        [quote + " The cable is 3 m long."],
+        ["5 Troubleshooting"],
+        similarity=None,
+        concepts=None,
+    )
+    assert longer.type_found
+
+
 def test_cached_embed_embeds_each_word_once_and_forgets_the_oldest() -> None:
     calls: list[list[str]] = []
 
