@@ -297,14 +297,24 @@ def kin(c: Concept, word: str, lang: str) -> bool:
     return False
 
 
+NEIGHBOUR_MAX_LEN = 30
+"""Longer "words" are no paraphrase of anything: they are glyph runs a PDF's text layer
+spells out ("eceeceessatssstesstestesssessee" in the FHS standard's figures), and each cost
+an embedding on every question that retrieved them (0.3-0.7 s)."""
+
+
 def neighbour_candidates(words: Iterable[str], lang: str) -> list[str]:
     """The words of the evidence that may stand for a concept as its embedding neighbour:
-    not stop words, asking words or numbers, and longer than two letters (sorted)."""
+    not stop words, asking words or numbers, longer than two letters and no longer than
+    NEIGHBOUR_MAX_LEN (sorted)."""
     stops = textkit.stop_words(lang)
     return sorted(
         w
         for w in set(words)
-        if len(w) > 2 and not w.isdigit() and w not in STOPS_EXTRA and w not in stops
+        if 2 < len(w) <= NEIGHBOUR_MAX_LEN
+        and not w.isdigit()
+        and w not in STOPS_EXTRA
+        and w not in stops
     )
 
 
@@ -500,7 +510,7 @@ def assess(
     if contras:
         score = min(score, 0.2)
     if sim is not None and sim < 0.2:
-        reasons.append(f"The {passages} are about something else than the question.")
+        reasons.append(f"The {passages} are about something other than the question.")
     return SupportCheck(
         score=round(score, 3),
         covered=covered,

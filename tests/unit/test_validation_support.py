@@ -146,6 +146,21 @@ def test_unrelated_neighbour_does_not_count() -> None:
     assert "server" in s.missing and s.score < REFUSE_MAX_SCORE
 
 
+def test_glyph_runs_are_never_embedded_as_neighbours() -> None:
+    """A PDF's text layer can spell a figure out as one endless "word": embedding it on
+    every question cost 0.3-0.7 s, and it is no paraphrase of anything."""
+    junk = "eceeceessatssstesstestesssesseeeeeeesaeee"
+    asked: list[str] = []
+
+    def similar(terms: Sequence[str], words: Sequence[str]) -> list[list[float]]:
+        asked.extend(words)
+        return [[0.1] * len(words) for _ in terms]
+
+    ev = Evidence.of([f"The staff {junk} were counted."], "en")
+    coverage(key_concepts("How many employees?"), ev, similar=similar)
+    assert "staff" in asked and junk not in asked
+
+
 # --- answer type -----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("question", "kind"),
