@@ -18,6 +18,7 @@ from app.retrieval.terms import TermIndex, document_frequencies, fold
 from app.services.ask import AskService
 from app.services.library import Library
 from app.services.verdict import CachedEmbed
+from app.store import sql
 from app.store.store import Store
 from app.validation.support import neighbour_candidates
 from tests import doc_factory as df
@@ -157,13 +158,30 @@ def test_a_removed_document_is_taken_out(library: Library) -> None:
 
 
 def test_another_process_removing_a_document_is_seen(library: Library, tmp_path: Path) -> None:
-    library.count_words()
+    source = Recording(library.store)
+    index = TermIndex(source)
+    index.refresh()
     other = Library(library.settings, embedder=HashEmbedder())
     report = next(d for d in other.documents() if "Water" in d.title)
     assert other.remove(report.doc_id)
     other.store.close()
-    assert library._terms is not None
-    _agrees(library, library._terms)
+    _agrees(library, index)
+    assert len(source.read) == 1, "taken out by its own counts: nothing is read again"
+
+
+def test_another_process_rewriting_a_document_reads_it_alone(
+    library: Library, tmp_path: Path
+) -> None:
+    source = Recording(library.store)
+    index = TermIndex(source)
+    index.refresh()
+    manual = next(d for d in library.documents() if "Zephyr" in d.title)
+    chunks = library.store.chunks_of(manual.doc_id)
+    assert len(chunks) > 1
+    # what a writer elsewhere could leave: the same document with a chunk fewer
+    library.store._chunks.delete(sql.equals("chunk_id", chunks[-1].chunk_id))
+    _agrees(library, index)
+    assert source.read[1:] == [[manual.doc_id]], "the rest of the library is not read again"
 
 
 def test_term_counts_agree_before_and_after_counting_words(library: Library) -> None:
@@ -194,7 +212,7 @@ def test_forgetting_a_document_spares_a_rebuild(library: Library) -> None:
     index.forget(report.doc_id)
     assert library.store.remove(report.doc_id)
     _agrees(library, index)
-    assert source.read[1:] == [[report.doc_id]], "the rest of the library is not read again"
+    assert len(source.read) == 1, "nothing is read again"
 
 
 # --- the library's words embedded ahead of questions (AskService.warm_words) -----------------
