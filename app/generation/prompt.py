@@ -165,6 +165,7 @@ def _split(source: Source) -> list[ShownSentence]:
     short = [bool(line.strip()) and _is_heading(line) for line in lines]
     context = _table_context(lines, short)
     offset = 0
+    previous = 0  # where the line before this one starts
     i = 0
     for n, line in enumerate(lines):
         if not short[n]:
@@ -175,17 +176,37 @@ def _split(source: Source) -> list[ShownSentence]:
             spans = []
         for s, e in spans:
             body = collapse_ws(line[s:e])
-            end = offset + e
+            start, end = offset + s, offset + e
             if body.endswith(":") and not line[e:].strip():
                 end = _lead_in_end(source.text, end)
-                body = collapse_ws(source.text[offset + s : end])
+                body = collapse_ws(source.text[start:end])
+            if s == len(line) - len(line.lstrip()) and n and _names_its_syntax(lines[n - 1], body):
+                start = previous + len(lines[n - 1]) - len(lines[n - 1].lstrip())
+                body = collapse_ws(source.text[start:end])
             if len(body) >= 2:
-                out.append(
-                    ShownSentence(source.n, i, offset + s, end, body, context=context[n] or ())
-                )
+                out.append(ShownSentence(source.n, i, start, end, body, context=context[n] or ()))
                 i += 1
+        previous = offset
         offset += len(line) + 1
     return out
+
+
+_SYNTAX = re.compile(r"^\s*\\[A-Za-z@]+")
+"""A line that begins with a command: a manual's syntax line ("\\DeclareOption {⟨option-name⟩}
+{⟨code⟩}"), short and unpunctuated like a heading."""
+_ANAPHOR = re.compile(r"^(?:This|These|It|Its|They|Such)\b")
+
+
+def _names_its_syntax(before: str, sentence: str) -> bool:
+    """Whether ``sentence`` ("This makes ⟨option-name⟩ a declared option") is about the
+    syntax line ``before`` it, which alone names what "This" is: quoted without it, a
+    how-to answer never names the command."""
+    return (
+        bool(_ANAPHOR.match(sentence))
+        and _is_heading(before)
+        and bool(_SYNTAX.match(before))
+        and len(before.strip()) + len(sentence) <= SENTENCE_MAX_CHARS
+    )
 
 
 def _lead_in_end(text: str, end: int) -> int:

@@ -210,6 +210,28 @@ def test_a_sentence_ending_in_a_colon_keeps_what_it_introduces() -> None:
     assert found is not None and (found.start, found.end) == (lead.start, lead.end)
 
 
+def test_a_sentence_about_the_syntax_line_before_it_is_quoted_with_it() -> None:
+    """A manual's syntax line is short and unpunctuated like a heading; "This makes ..."
+    after it is about that command, and quoted alone it never names it."""
+    from app.validation.locate import ChunkIndex, locate
+
+    text = (
+        "4.3 Option declaration\nThe following commands deal with options.\n"
+        "\\DeclareOption {<option-name>} {<code>}\n"
+        "This makes <option-name> a declared option of the class in which it is put.\n"
+        "4.4 Commands within option code\nThis section lists them.\n"
+    )
+    src = _source(1, text)
+    shown = select_sentences("How do I declare an option in a class file?", [src])
+    quotes = [x for s in shown for x in s.sentences]
+    (it,) = [x for x in quotes if "This makes" in x.text]
+    assert it.text.startswith("\\DeclareOption {<option-name>} {<code>} This makes")
+    found = locate(it.text, ChunkIndex(text))
+    assert found is not None and (found.start, found.end) == (it.start, it.end)
+    # a heading before "This ..." stays out: a quote never starts with a glued-on heading
+    assert all(not x.text.startswith("4.") for x in quotes)
+
+
 def test_a_sentence_that_only_restates_the_question_is_no_evidence() -> None:
     restating = "Thus, for several reasons, using \\input to load packages is not a good idea."
     answering = "A package loaded with \\input can be loaded more than once, wasting time."
