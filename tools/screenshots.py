@@ -8,7 +8,8 @@ light, dark and a device-pixel-ratio-2 pass):
         .venv/bin/python tools/screenshots.py --sizes 1280x800 --tag hidpi
 
 Shots (docs/screenshots/): 1 empty state, 2 ingesting with progress, 3 an answer with
-citation chips and the hover preview of a quote, 4 the viewer with the quote highlighted;
+citation chips and the hover preview of a quote, 4 the viewer with the quote highlighted,
+7 a question the documents do not answer: the refusal's reason and its closest passages;
 the same states at every ``--sizes`` window size go to docs/screenshots/sizes/
 (``<theme>-<W>x<H>-<state>.png``), to check that nothing is clipped from 800×600 up.
 Uses /work/shared/corpus/clsguide.pdf when present, else the test manual from
@@ -26,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -41,22 +43,29 @@ def _isolate(tmp: Path) -> None:
     os.environ["XDG_DATA_HOME"] = str(tmp / "data")
 
 
-def _pdfs(tmp: Path) -> tuple[list[Path], str]:
-    """PDFs to ingest and a question they answer."""
+def _pdfs(tmp: Path) -> tuple[list[Path], str, str]:
+    """PDFs to ingest, a question they answer and one they do not."""
     cls = CORPUS / "clsguide.pdf"
     if cls.is_file():
         extra = [CORPUS / n for n in ("fntguide.pdf", "encguide.pdf") if (CORPUS / n).is_file()]
-        return [cls, *extra], "How do I declare an option in a class file?"
+        return (
+            [cls, *extra],
+            "How do I declare an option in a class file?",
+            "How do I put a watermark on every page?",
+        )
     from tests.pdf_factory import MANUAL_FACTS, make_manual_pdf
 
     manual = make_manual_pdf(tmp / "zephyr-manual.pdf")
-    return [manual], MANUAL_FACTS["calibration"].question
+    return [manual], MANUAL_FACTS["calibration"].question, "How long is the sensor cable?"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--question", default=None)
+    parser.add_argument(
+        "--unanswered", default=None, help="A question the documents do not answer (shot 7)."
+    )
     parser.add_argument("--dark", action="store_true", help="Use a dark palette.")
     parser.add_argument(
         "--sizes", default="800x600,1280x800,1920x1080", help="Window sizes for sizes/ shots."
@@ -133,8 +142,9 @@ def main() -> int:
         win.resize(home)
         settle(0.3)
 
-    pdfs, question = _pdfs(tmp)
+    pdfs, question, unanswered = _pdfs(tmp)
     question = args.question or question
+    unanswered = args.unanswered or unanswered
     win.start()
     pump(lambda: win.session.library is not None, 120, "the library to open")
     pump(lambda: win.library.stack.currentWidget() is not win.library.loading, 60, "the list")
@@ -165,14 +175,15 @@ def main() -> int:
     pump(lambda: win.session.model_loaded, 300, "the model")
     win.imports.setVisible(False)
 
-    win.conversation.input.setPlainText(question)
-    win.conversation.ask_button.click()
-    pump(lambda: not win.conversation.running, 900, "the answer")
-    card = win.conversation.cards[-1]
-    if card.chips:
-        chip = card.chips[0]
-        from app.ui.answer_card import preview
+    from app.ui.answer_card import AnswerCard, preview
 
+    def ask(text: str) -> AnswerCard:
+        win.conversation.input.setPlainText(text)
+        win.conversation.ask_button.click()
+        pump(lambda: not win.conversation.running, 900, "the answer")
+        return win.conversation.cards[-1]
+
+    def hovering(card: AnswerCard, chip: QPushButton) -> Callable[[], object]:
         def hover() -> object:
             win.conversation.scroll.ensureWidgetVisible(chip)
             settle(0.2)
@@ -180,6 +191,13 @@ def main() -> int:
                 int(chip.property("citation_n")), chip.mapToGlobal(QPoint(0, chip.height() + 2))
             )
             return preview()
+
+        return hover
+
+    card = ask(question)
+    if card.chips:
+        chip = card.chips[0]
+        hover = hovering(card, chip)
 
         if readme:
             shot("3-answer-with-chips", popup=hover())
@@ -193,9 +211,20 @@ def main() -> int:
         win.viewer.zoom_in()
         win.viewer.zoom_in()
         shots_at_sizes("5-viewer-zoomed")
+        win.viewer.zoom_out()
+        win.viewer.zoom_out()
     else:
         print("the answer has no citations:", card.answer and card.answer.kind)
         shots_at_sizes("3-answer")
+    refused = ask(unanswered)
+    if refused.answer is None or refused.answer.kind != "refusal" or not refused.chips:
+        print("not a refusal with closest passages:", refused.answer and refused.answer.answer)
+    else:  # the refusal's reason, and a closest passage's preview
+        hover = hovering(refused, refused.chips[0])
+        if readme:
+            shot("7-refusal-closest-passages", popup=hover())
+        shots_at_sizes("6-refusal", hover)
+        preview().hide()
     win.close()
     return 0
 
