@@ -28,10 +28,10 @@ import numpy as np
 
 from app.core.models import Answer, Chunk, Source, Support
 from app.core.text import collapse_ws
-from app.core.textkit import restates
+from app.core.textkit import detect_language, restates
 from app.generation.prompt import PromptBundle
 from app.services.answers import FAR_TEXT, REFUSAL_TEXT, refusal
-from app.validation.answer_checks import contradiction
+from app.validation.answer_checks import contradiction, repeats_itself
 from app.validation.closest import closest_passages
 from app.validation.support import (
     Concept,
@@ -350,11 +350,16 @@ def is_refusal(answer: Answer) -> bool:
 
 def adds_nothing(question: str, sentence: str, quotes: Sequence[str]) -> str | None:
     """Why the model's sentence should give way to its evidence (shown extractively), or
-    None to keep it: it only restates the question, or it contradicts its own quotes."""
+    None to keep it: it only restates the question, contradicts its own quotes, or only
+    loops over their words."""
     if restates(sentence, question):
         return "only restates the question"
     why = contradiction(sentence, " ".join(quotes), question)
-    return f"contradicts its quote ({why})" if why else None
+    if why:
+        return f"contradicts its quote ({why})"
+    if repeats_itself(sentence, " ".join(quotes), detect_language(" ".join(quotes))):
+        return "repeats itself where its quote does not"
+    return None
 
 
 def apply(answer: Answer, result: SupportCheck, pairs: Sequence[tuple[Source, Chunk]]) -> Answer:

@@ -8,6 +8,7 @@ sentence into quoted evidence, which costs little; a miss lets nonsense look ver
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Literal
 
 from app.core import textkit
@@ -182,6 +183,21 @@ def _negated(text: str) -> bool:
     if any(w in NEGATIONS for w in ws):
         return True
     return "no longer" in text.lower()
+
+
+def repeats_itself(sentence: str, quotes: str, lang: str = "en") -> bool:
+    """Whether ``sentence`` only loops over its ``quotes``: every content word of it is
+    theirs, and it says a pair of them twice where they say it once (a small model's "12
+    months must be repeated every 12 months" for "Calibration must be repeated every 12
+    months"; "274 {{{274 {{{274"). The quotes then say the same, well formed. A sentence
+    that reorders or trims them without looping is the model writing well."""
+    own = textkit.content_stems(_MARKERS.sub(" ", sentence), lang, extra=STOPS_EXTRA)
+    theirs = textkit.content_stems(quotes, lang, extra=STOPS_EXTRA)
+    if len(own) < 2 or not set(own) <= set(theirs):
+        return False
+    said = Counter(zip(theirs, theirs[1:], strict=False))
+    pairs = Counter(zip(own, own[1:], strict=False))
+    return any(n > 1 and n > said[p] for p, n in pairs.items())
 
 
 def contradiction(claim: str, quote: str, question: str = "") -> str | None:

@@ -24,6 +24,7 @@ from app.core.resources import DEFAULT_CHAT_MODEL_NAME, default_chat_model_path
 from app.services.ask import EMPTY_LIBRARY_TEXT, REFUSAL_TEXT, AskService
 from app.services.library import Library
 from app.services.metrics import reset_metrics
+from app.validation.answer_checks import repeats_itself
 from tests.pdf_factory import MANUAL_FACTS, make_manual_pdf, make_two_column_pdf
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -74,6 +75,21 @@ def test_answerable_question_gets_proven_citations(
     assert answer.model == DEFAULT_CHAT_MODEL_NAME
     assert {"retrieve", "first_token", "generate", "validate", "total"} <= set(answer.timings_ms)
     assert {p.stage for p in progress} >= {"retrieve", "generate"}
+
+
+def test_the_answer_shown_never_loops_over_its_quote(service: AskService, lib: Library) -> None:
+    """The embedded model wrote "12 months must be repeated every 12 months by an accredited
+    laboratory" for the calibration fact, shown GREEN; its quote says it well formed."""
+    fact = MANUAL_FACTS["calibration"]
+    answer = service.ask(fact.question)
+    assert answer.validation.status == "GREEN"
+    assert_citations_proven(answer, lib)
+    quotes = " ".join(c.quote for c in answer.citations)
+    assert fact.answer in quotes
+    if answer.kind == "generated":
+        assert not repeats_itself(answer.answer, quotes), answer.answer
+    else:
+        assert answer.kind == "extractive" and fact.answer in answer.answer
 
 
 @pytest.mark.parametrize(

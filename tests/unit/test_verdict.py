@@ -261,6 +261,22 @@ def test_model_sentences_that_add_nothing_give_way_to_the_evidence() -> None:
     assert why is not None and "negates" in why
 
 
+def test_a_sentence_that_loops_over_its_quote_gives_way_to_it() -> None:
+    """Seen with the embedded model on the fixture manual, shown GREEN before."""
+    q = "How often must calibration be repeated?"
+    quote = "Calibration must be repeated every 12 months by an accredited laboratory."
+    garbled = "12 months must be repeated every 12 months by an accredited laboratory. [1]"
+    assert verdict.adds_nothing(q, garbled, [quote]) == "repeats itself where its quote does not"
+    trimmed = "Calibration must be repeated every 12 months [1]."
+    reordered = "An accredited laboratory must repeat the calibration every 12 months [1]."
+    own = "The logger is recalibrated yearly by a lab, every 12 months, 12 months apart [1]."
+    for written_well in (trimmed, reordered, own):  # the last has words of its own
+        assert verdict.adds_nothing(q, written_well, [quote]) is None, written_well
+    # a pair the quote itself says twice may be said twice
+    twice = "Every 12 months a check; after 12 months a report."
+    assert verdict.adds_nothing("When?", "Every 12 months, then 12 months [1].", [twice]) is None
+
+
 def test_a_section_number_is_not_evidence_of_a_number() -> None:
     assert verdict.section_title("2 Writing classes > 2.7 General style") == "General style"
     assert verdict.section_title("A.1 Appendix") == "Appendix"
