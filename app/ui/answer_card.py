@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from app.core.models import Answer, Citation
 from app.ui import render
 from app.ui.theme import chip_colors, icon, muted_color, status_color
+from app.ui.widgets import WrapLabel
 
 logger = logging.getLogger(__name__)
 
@@ -170,9 +171,8 @@ class AnswerCard(QFrame):
         q.setObjectName("questionLabel")
         q.setWordWrap(True)
         q.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.badge = QLabel("")
+        self.badge = WrapLabel("")  # a narrow card (800x600, viewer open) wraps, never clips
         self.badge.setObjectName("badge")
-        self.badge.setWordWrap(True)  # a narrow card (800x600, viewer open) wraps, never clips
         self.badge.setVisible(False)
         self.body = AutoHeightBrowser()
         self.body.setAccessibleName("Answer")

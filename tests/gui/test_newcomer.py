@@ -533,6 +533,28 @@ def test_import_rows_count_each_files_own_pages_and_passages(window, qtbot, gui_
     assert top.value() == top.maximum(), "the overall bar ends full"
 
 
+@pytest.mark.parametrize("width", [520, 340, 250])
+def test_an_answer_cards_badge_is_never_cut_short(qtbot, width: int) -> None:
+    """In a wide card the extractive badge asked for half its text's width, wrapped onto two
+    lines and got the height of one: its second line was cut off (seen in the README's
+    screenshot). It takes one line where there is room, and wraps only where there is not."""
+    from app.ui.answer_card import AnswerCard
+    from tests.answer_factory import answer
+
+    card = AnswerCard("How often should I clean the filter?")
+    qtbot.addWidget(card)
+    card.complete(answer(question=card.question))  # extractive, so the badge shows
+    card.resize(width, card.heightForWidth(width) if card.hasHeightForWidth() else 400)
+    card.show()
+    qtbot.waitExposed(card)
+    badge = card.badge
+    assert badge.height() >= badge.heightForWidth(badge.width()), "the badge's text is cut off"
+    one_line = badge.heightForWidth(1 << 16)
+    if width >= 520:
+        assert badge.height() == one_line, "room for one line, yet wrapped"
+    assert badge.geometry().right() <= card.contentsRect().right()
+
+
 def test_a_narrow_answer_card_wraps_its_badge_instead_of_clipping(qtbot) -> None:
     """At 800x600 with the viewer open the conversation is about 390 px wide; the extractive
     badge ("Extractive answer: sentences quoted from your documents") pushed the card wider
