@@ -131,6 +131,14 @@ def wait_for_line(proc: subprocess.Popen[str], prefix: str, timeout_s: float = 3
     raise AssertionError(f"no {prefix!r} line within {timeout_s} s")
 
 
+def row_count(library_dir: Path, table: str) -> int:
+    """A table's row count, read-only (opening a Store would run the sweep)."""
+    import lancedb
+
+    db = lancedb.connect(library_dir)
+    return db.open_table(table).count_rows() if table in db.list_tables().tables else 0
+
+
 def wait_for_rows(library_dir: Path, table: str, n: int, proc: subprocess.Popen[str]) -> None:
     """Poll a table's row count read-only (opening a Store would run the sweep)."""
     import lancedb
@@ -166,11 +174,17 @@ def test_kill_during_indexing_then_rerun_completes(
 ) -> None:
     library_dir = tmp_path / "lib"
     n = len(list(pdf_folder.glob("*.pdf")))
-    # Two rounds, killed at different moments (while parsing/writing files 3 and 6).
-    for round_no, (wait_for, delay) in enumerate([("3/", 0.05), ("6/", 0.4)]):
+    # Two rounds, killed at different moments: just after file 3 is through, and just after
+    # the next file's passages are written once file 6 is through. The second waits for the
+    # write itself, not for a fixed time: on an idle machine the last four files took less
+    # than the 0.4 s this round once slept, and nothing was left to interrupt.
+    for round_no, wait_for in enumerate(["3/", "6/"]):
         proc = start_ingest(pdf_folder, library_dir, "--no-embed")
         wait_for_line(proc, wait_for)
-        time.sleep(delay)
+        if round_no == 0:
+            time.sleep(0.05)
+        else:
+            wait_for_rows(library_dir, "chunks", row_count(library_dir, "chunks") + 1, proc)
         if proc.poll() is not None:
             pytest.fail(f"round {round_no}: ingest finished before it could be killed")
         kill9(proc)
