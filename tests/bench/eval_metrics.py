@@ -52,6 +52,7 @@ class Outcome:
     dropped: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     support: dict[str, Any] | None = None  # validation.support without its closest passages
+    closest: list[dict[str, Any]] = field(default_factory=list)  # a refusal's closest passages
     error: str | None = None
 
     @property
@@ -112,10 +113,20 @@ def outcome_from_answer(
     parts = [outcome.timings_ms[k] for k in SUPPORT_PARTS if k in outcome.timings_ms]
     if parts:  # what the support check adds to an answer: its concepts, then its verdict
         outcome.timings_ms["support_check"] = round(sum(parts), 2)
-    if answer.validation.support is not None:
-        outcome.support = answer.validation.support.model_dump(exclude={"closest"})
     named = {outcome.gold_page}
     stated = named | set(outcome.also_pages)
+    if answer.validation.support is not None:
+        outcome.support = answer.validation.support.model_dump(exclude={"closest"})
+        for c in answer.validation.support.closest:
+            in_doc = outcome.answerable and c.doc_id == gold_doc_id
+            outcome.closest.append(
+                {
+                    "file": c.file.rsplit("/", 1)[-1],
+                    "page": c.page,
+                    "quote": c.quote,
+                    "on_gold_page": bool(in_doc and citation_pages(c) & stated),
+                }
+            )
     for c in answer.citations:
         in_doc = outcome.answerable and c.doc_id == gold_doc_id
         pages = citation_pages(c)
@@ -256,12 +267,19 @@ def verdict_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     ``green_precision_named``: the same counting the named evidence page only;
     ``green_coverage``: GREEN answers citing the evidence page per answerable
     question asked; ``right_page_all``: answerable questions asked whose answer cites the
-    evidence page (refusals count as misses).
+    evidence page (refusals count as misses); ``refused_pointing``: of the answerable
+    questions refused, the share whose closest passages include the evidence page (what a
+    refusal's chips are for: letting the person find the answer the check could not confirm).
     """
     asked = [o for o in outcomes if o.asked]
     green = [o for o in asked if o.status == "GREEN" and not o.refused]
     answerable = [o for o in asked if o.answerable]
+    refused = [o for o in answerable if o.refused]
     return {
+        "refused_answerable": len(refused),
+        "refused_pointing": _share(
+            sum(any(c["on_gold_page"] for c in o.closest) for o in refused), len(refused)
+        ),
         "green": len(green),
         "green_precision": _share(sum(on_gold(o) for o in green), len(green)),
         "green_precision_named": _share(sum(on_named(o) for o in green), len(green)),
@@ -340,6 +358,9 @@ def format_table(summary: Mapping[str, Any]) -> str:
             "(a citation on the one page the question names; above: or a page stating the same)",
             f"  evidence page cited   {_pct(vd['right_page_all'])} of answerable asked "
             "(refusals count as misses)",
+            f"  refusals pointing     {_pct(vd.get('refused_pointing'))} of "
+            f"{vd.get('refused_answerable', 0)} refused answerable questions show a closest "
+            "passage on the evidence page",
             *(
                 f"  {name:<21} GREEN precision {_pct(f['green_precision'])} "
                 f"coverage {_pct(f['green_coverage'])}  refused unanswerable "
