@@ -221,6 +221,28 @@ def test_verdict_figures_green_precision_and_coverage() -> None:
     assert "GREEN precision" in format_table(summarize(outcomes, ks=(5,)))
 
 
+def test_refusals_pointing_counts_closest_passages_on_the_evidence_page() -> None:
+    """A refused answerable question whose closest passages include the evidence page lets
+    the person find the answer the check could not confirm."""
+    from app.core.models import Support
+
+    def refused(qid: str, pages: list[int]) -> Outcome:
+        answer = make_answer(question="q", answer="The documents don't answer this.")
+        answer.kind, answer.mode, answer.citations = "refusal", "refuse", []
+        answer.validation = Validation(
+            status="REFUSED",
+            support=Support(score=0.1, closest=[_cite(1, "a", p, "a passage") for p in pages]),
+        )
+        o = Outcome(id=qid, doc="a.pdf", question="?", answerable=True, gold_page=4)
+        return outcome_from_answer(o, answer, gold_doc_id="a", chunk_texts={})
+
+    outcomes = [refused("q1", [4, 7]), refused("q2", [7, 9])]
+    assert [c["on_gold_page"] for c in outcomes[0].closest] == [True, False]
+    v = summarize(outcomes, ks=(5,))["verdicts"]
+    assert v["refused_answerable"] == 2 and v["refused_pointing"] == 0.5
+    assert "refusals pointing" in format_table(summarize(outcomes, ks=(5,)))
+
+
 def test_split_figures_hold_out_the_even_ids() -> None:
     outcomes = [
         _outcome("q1", True, "GREEN", True),
