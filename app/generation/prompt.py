@@ -165,7 +165,6 @@ def _split(source: Source) -> list[ShownSentence]:
     short = [bool(line.strip()) and _is_heading(line) for line in lines]
     context = _table_context(lines, short)
     offset = 0
-    previous = 0  # where the line before this one starts
     i = 0
     for n, line in enumerate(lines):
         if not short[n]:
@@ -181,12 +180,11 @@ def _split(source: Source) -> list[ShownSentence]:
                 end = _lead_in_end(source.text, end)
                 body = collapse_ws(source.text[start:end])
             if s == len(line) - len(line.lstrip()) and n and _names_its_syntax(lines[n - 1], body):
-                start = previous + len(lines[n - 1]) - len(lines[n - 1].lstrip())
+                start = offset - 1 - len(lines[n - 1].lstrip())  # where the line before begins
                 body = collapse_ws(source.text[start:end])
             if len(body) >= 2:
                 out.append(ShownSentence(source.n, i, start, end, body, context=context[n] or ()))
                 i += 1
-        previous = offset
         offset += len(line) + 1
     return out
 

@@ -258,7 +258,8 @@ def check_quotes(
     passages: str = "cited passages",
 ) -> SupportCheck:
     """The support check of ``quotes`` (with their ``sections``' paths, one per quote, and
-    each table row's ``quote_context``) as the answer to ``question``; ``claims`` as in :func:`assess`."""
+    each table row's ``quote_context``) as the answer to ``question``; ``claims`` as in
+    :func:`assess`."""
     titles = sorted({section_title(s) for s in sections} - {""})
     rows = {collapse_ws(k): v for k, v in (quote_context or {}).items()}
     titles += list(dict.fromkeys(x for q in quotes for x in rows.get(collapse_ws(q), ())))
@@ -354,10 +355,11 @@ def adds_nothing(question: str, sentence: str, quotes: Sequence[str]) -> str | N
     loops over their words."""
     if restates(sentence, question):
         return "only restates the question"
-    why = contradiction(sentence, " ".join(quotes), question)
+    joined = " ".join(quotes)
+    why = contradiction(sentence, joined, question)
     if why:
         return f"contradicts its quote ({why})"
-    if repeats_itself(sentence, " ".join(quotes), detect_language(" ".join(quotes))):
+    if repeats_itself(sentence, joined, detect_language(joined)):
         return "repeats itself where its quote does not"
     return None
 
