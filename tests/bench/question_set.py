@@ -7,7 +7,8 @@ other): ``manuals`` (questions.jsonl over the LaTeX manuals in /work/shared/corp
 rule or threshold was tuned on it. So does a fourth, ``fhs`` (questions_fhs.jsonl over the
 Filesystem Hierarchy Standard 3.0, a real PDF of another kind checked in under ``data/``), and
 a fifth, ``ebike`` (questions_ebike.jsonl over a generated owner's manual), kept for the next
-change of the verdict rules.
+change of the verdict rules, and a sixth, ``maint`` (questions_maint.jsonl over the Debian New
+Maintainers' Guide, a real dblatex PDF checked in under ``data/``), not yet run.
 
 Shared by ``tests.bench.eval_answers`` (the ``make eval`` runner) and the unit test that guards the
 JSONL file, so both judge questions and evidence by exactly the same rules.
@@ -36,6 +37,7 @@ MIXED_QUESTIONS_PATH = Path(__file__).with_name("questions_mixed.jsonl")
 HELDOUT_QUESTIONS_PATH = Path(__file__).with_name("questions_heldout.jsonl")
 FHS_QUESTIONS_PATH = Path(__file__).with_name("questions_fhs.jsonl")
 EBIKE_QUESTIONS_PATH = Path(__file__).with_name("questions_ebike.jsonl")
+MAINT_QUESTIONS_PATH = Path(__file__).with_name("questions_maint.jsonl")
 BENCH_DATA = Path(__file__).with_name("data")  # freely licensed PDFs kept in the repo
 DEFAULT_CORPUS = Path("/work/shared/corpus")
 MIXED_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-mixed"
@@ -238,6 +240,15 @@ SETS: dict[str, QuestionSet] = {
         "errors and data), written on 2026-11-23 and not run until the verdict rules next "
         "change; never used to tune",
         heldout_pdfs=True,
+    ),
+    "maint": QuestionSet(
+        "maint",
+        MAINT_QUESTIONS_PATH,
+        BENCH_DATA,
+        False,
+        "held out: the Debian New Maintainers' Guide (a real 63-page tutorial PDF made by "
+        "dblatex: commands, file listings, footnotes, running heads), written on 2026-11-23 "
+        "before any code ran on it; never used to tune",
     ),
 }
 

@@ -21,6 +21,7 @@ from tests.bench.question_set import (
     EBIKE_QUESTIONS_PATH,
     FHS_QUESTIONS_PATH,
     HELDOUT_QUESTIONS_PATH,
+    MAINT_QUESTIONS_PATH,
     MIXED_QUESTIONS_PATH,
     QUESTIONS_PATH,
     AlsoStated,
@@ -266,6 +267,8 @@ def test_every_mixed_evidence_occurs_on_its_page_only(
         pytest.param(FHS_QUESTIONS_PATH, "f", {"fhs-3.0.pdf"}, id="fhs"),
         # kept for the next change of the verdict rules
         pytest.param(EBIKE_QUESTIONS_PATH, "e", set(HELDOUT_BUILDERS), id="ebike"),
+        # a real tutorial PDF made by dblatex, kept in the repo, not yet run
+        pytest.param(MAINT_QUESTIONS_PATH, "n", {"maint-guide.en.pdf"}, id="maint"),
     ],
 )
 def test_a_held_out_set_is_valid_distinct_and_not_copied(
@@ -292,6 +295,10 @@ def test_every_heldout_evidence_occurs_on_its_page() -> None:
 
 def test_every_fhs_evidence_occurs_on_its_page_only() -> None:
     assert_evidence_on_its_page_only(load_questions(FHS_QUESTIONS_PATH), BENCH_DATA)
+
+
+def test_every_maint_evidence_occurs_on_its_page_only() -> None:
+    assert_evidence_on_its_page_only(load_questions(MAINT_QUESTIONS_PATH), BENCH_DATA)
 
 
 def test_every_ebike_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
