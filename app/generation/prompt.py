@@ -160,8 +160,20 @@ def _split(source: Source) -> list[ShownSentence]:
     more short lines with figures is a table, and each of its lines is a candidate, a row scored
     together with the run's first two lines (its caption and header): "Kingsmere River Lodden
     41.0 1974 33.0" answers a question about capacity only under "Capacity (Ml/d)"."""
+    return _split_text(source.n, source.text)
+
+
+def sentence_units(text: str) -> list[tuple[int, int]]:
+    """The spans of ``text`` that a prompt offers as quotable sentences (as :func:`_split`
+    does): headings left out, each row of a table alone, a syntax line with the sentence
+    about it. A refusal's closest passages are chosen among the same spans, so a person
+    is shown a sentence rather than a page title glued to a heading and a sentence."""
+    return [(x.start, x.end) for x in _split_text(0, text)]
+
+
+def _split_text(source_n: int, text: str) -> list[ShownSentence]:
     out: list[ShownSentence] = []
-    lines = source.text.split("\n")
+    lines = text.split("\n")
     short = [bool(line.strip()) and _is_heading(line) for line in lines]
     context = _table_context(lines, short)
     offset = 0
@@ -177,13 +189,13 @@ def _split(source: Source) -> list[ShownSentence]:
             body = collapse_ws(line[s:e])
             start, end = offset + s, offset + e
             if body.endswith(":") and not line[e:].strip():
-                end = _lead_in_end(source.text, end)
-                body = collapse_ws(source.text[start:end])
+                end = _lead_in_end(text, end)
+                body = collapse_ws(text[start:end])
             if s == len(line) - len(line.lstrip()) and n and _names_its_syntax(lines[n - 1], body):
                 start = offset - 1 - len(lines[n - 1].lstrip())  # where the line before begins
-                body = collapse_ws(source.text[start:end])
+                body = collapse_ws(text[start:end])
             if len(body) >= 2:
-                out.append(ShownSentence(source.n, i, start, end, body, context=context[n] or ()))
+                out.append(ShownSentence(source_n, i, start, end, body, context=context[n] or ()))
                 i += 1
         offset += len(line) + 1
     return out

@@ -9,7 +9,7 @@ their rectangles.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from app.core import textkit
 from app.core.models import Chunk, Citation, Source
@@ -58,10 +58,24 @@ def best_sentence(question_stems: set[str], chunk: Chunk, lang: str) -> tuple[in
     return best
 
 
+Trim = Callable[[str, int, int], tuple[int, int]]
+"""(text, start, end) -> the part of ``text[start:end]`` worth showing, as a span."""
+
+
+def whole(_text: str, start: int, end: int) -> tuple[int, int]:
+    """The span as it is."""
+    return start, end
+
+
 def closest_passages(
-    question: str, pairs: Sequence[tuple[Source, Chunk]], *, limit: int = MAX_CLOSEST
+    question: str,
+    pairs: Sequence[tuple[Source, Chunk]],
+    *,
+    limit: int = MAX_CLOSEST,
+    trim: Trim = whole,
 ) -> list[Citation]:
-    """For the best-ranked chunks (one per page), the sentence nearest to the question."""
+    """For the best-ranked chunks (one per page), the sentence nearest to the question;
+    ``trim`` cuts off what is not worth showing of it (a heading run into it)."""
     lang = detect_language(question)
     q = set(textkit.content_stems(question, lang, extra=QUESTION_FILLER))
     out: list[Citation] = []
@@ -73,6 +87,7 @@ def closest_passages(
         if e <= s:
             continue
         pages.add((chunk.doc_id, chunk.page_start))
+        s, e = trim(chunk.text, s, e)
         out.append(passage_citation(src, chunk, s, e))
         if len(out) >= limit:
             break

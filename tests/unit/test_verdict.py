@@ -251,6 +251,30 @@ def test_a_refusal_says_what_its_closest_passages_lack() -> None:
     assert result.reasons == ["The closest passages don't mention \u2018yield\u2019."]
 
 
+def test_a_refusal_shows_its_passages_without_the_headings_run_into_them() -> None:
+    """The closest passage is chosen as before, by the words it shares with the question,
+    but shown from its first sentence on: not the page's title or section heading."""
+    standard = (
+        "Requirements\nNo binaries may be located under /etc.\n"
+        "2 To be clear, /etc may contain executable scripts."
+    )
+    manual = (
+        "Velora Trail E5: Owner's Manual\n1 Before your first ride\n"
+        "Thank you for choosing the Velora Trail E5 bike."
+    )
+    refused = _refused("Can I put an executable from the Velora manual in /etc?", FAR_TEXT)
+    both = pairs([standard, manual])
+    result = verdict.check(refused.question, refused, both, concepts=None)
+    judged = verdict.apply(refused, result, both)
+    assert judged.validation.support is not None
+    quotes = [p.quote for p in judged.validation.support.closest]
+    assert quotes == [
+        "No binaries may be located under /etc.\n2 To be clear, /etc may contain executable "
+        "scripts.",
+        "Thank you for choosing the Velora Trail E5 bike.",
+    ]
+
+
 def test_model_sentences_that_add_nothing_give_way_to_the_evidence() -> None:
     q = "How do I declare an option?"
     quote = "Options are declared with \\DeclareOption."
@@ -352,6 +376,24 @@ def test_a_quote_spanning_lines_finds_the_similarity_its_sentence_had() -> None:
     shown = "The predefined math alphabets are: \\mathrm roman \\mathbf bold"
     result = verdict.check(q, quoted, concepts=None, known_similarity={shown: 0.77}, embed=embed)
     assert result.similarity == pytest.approx(0.77)
+    assert all(quote not in texts for texts in calls)
+
+
+def test_an_unscored_quote_is_embedded_as_the_prompt_embedded_its_sentences() -> None:
+    """A refusal's closest passages keep the document's line breaks; the prompt's selection
+    embedded the same sentences with them collapsed, and the embedder remembers those."""
+    q = "How heavy is the bike?"
+    quote = "Technical data\nWeight 23.4 kg without pedals"
+    calls: list[list[str]] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        calls.append(list(texts))
+        return np.ones((len(texts), 2)) / np.sqrt(2)
+
+    quoted = answer(f"\u201c{quote}\u201d [1]", [(1, quote)], kind="extractive")
+    result = verdict.check(q, quoted, concepts=None, known_similarity={}, embed=embed)
+    assert result.similarity == pytest.approx(1.0)
+    assert [q, "Technical data Weight 23.4 kg without pedals"] in calls
     assert all(quote not in texts for texts in calls)
 
 
