@@ -5,7 +5,9 @@ and after the full stop ("... sat [1]." and "... sat.[1]"). Markers are blanked 
 before splitting so they never hide a sentence boundary; a marker that ends up
 between two sentences belongs to the one before it. List items, blank lines and
 lines ending with a colon are split separately (list items rarely end with a full
-stop); any other line break is wrapped text.
+stop); any other line break is wrapped text. A quotation in curly quotes is one claim,
+however many sentences or list items it quotes: an extractive answer quotes a lead-in with
+the items it introduces, under one marker.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ _WS = re.compile(r"\s+")
 # A line break ends a sentence only before a list item, after a colon or at a blank line;
 # elsewhere it is just wrapped text (e.g. a quoted source sentence).
 _BLOCK_BREAK = re.compile(r"\n(?=[ \t]*(?:[-*\u2022]|\d+[.)])\s|[ \t]*\n)|(?<=:)\n")
+_QUOTATION = re.compile(r"\u201c[^\u201c\u201d]*\u201d")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,7 @@ def answer_sentences(text: str, markers: list[Marker]) -> list[Sentence]:
     for block in _BLOCK_BREAK.split(masked):
         spans.extend((offset + s, offset + e) for s, e in sentence_spans(block, max_chars=10_000))
         offset += len(block) + 1
+    spans = _whole_quotations(text, spans)
     owned: list[list[int]] = [[] for _ in spans]
     for i, mk in enumerate(markers):
         target = None
@@ -74,3 +78,13 @@ def answer_sentences(text: str, markers: list[Marker]) -> list[Sentence]:
         plain = _SPACE_BEFORE_PUNCT.sub(r"\1", _WS.sub(" ", masked[s:e])).strip()
         out.append(Sentence(s, e, plain, tuple(mine)))
     return out
+
+
+def _whole_quotations(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` with those that share a quotation ("\u201c...\u201d") merged into one."""
+    for m in _QUOTATION.finditer(text):
+        inside = [(s, e) for s, e in spans if s < m.end() and e > m.start()]
+        if len(inside) > 1:
+            merged = (min(s for s, _ in inside), max(e for _, e in inside))
+            spans = sorted([x for x in spans if x not in inside] + [merged])
+    return spans

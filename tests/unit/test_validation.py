@@ -830,3 +830,18 @@ def test_grammar_style_glued_segments_are_checked_per_sentence() -> None:
         "The geometry package sets margins[1]. Long tables continue across page breaks."
     )
     assert result.unmentioned == [2]
+
+
+def test_an_extractive_quote_of_a_list_is_one_cited_claim() -> None:
+    """The extractive answer quotes a lead-in with the items it introduces under one marker;
+    its sentences are the quote's, not uncited claims (the maint set's n002 was YELLOW for
+    "Sentence 2 has no citation" about its own quoted list)."""
+    passage = (
+        "If you still have questions about packaging, you can ask them interactively:\n"
+        "\u2022 debian-mentors@lists.debian.org mailing list. (This mailing list is for the "
+        "novice.)\n"
+        "\u2022 debian-devel@lists.debian.org mailing list. (This mailing list is for the expert.)"
+    )
+    result = validate(answer(f"\u201c{passage}\u201d [1]", (1, passage)), sources(passage))
+    assert not [f for f in result.validation.flags if "has no citation" in f]
+    assert result.validation.status == "GREEN"

@@ -89,3 +89,23 @@ def test_glued_segments_are_split_into_sentences_and_spaced() -> None:
     assert [s.plain for s in sents] == ["First claim here.", "Second claim.third"]
     assert [s.markers for s in sents] == [(0,), (1,)]
     assert rewrite(text, markers, [[1], [2]]) == "First claim here[1]. Second claim[2]. third"
+
+
+def test_a_quotation_is_one_claim_under_its_marker() -> None:
+    """An extractive answer quotes a lead-in with the list it introduces: one claim, [1]."""
+    quote = (
+        "you can ask them interactively:\n"
+        "\u2022 debian-mentors@lists.debian.org mailing list. (This list is for the novice.)\n"
+        "\u2022 debian-devel@lists.debian.org mailing list. (This list is for the expert.)"
+    )
+    text = f"\u201c{quote}\u201d [1] \u201cA second quote. It has two sentences.\u201d [2]"
+    markers = find_markers(text)
+    sents = answer_sentences(text, markers)
+    assert len(sents) == 2
+    assert [[markers[i].ns[0] for i in s.markers] for s in sents] == [[1], [2]]
+    assert sents[0].plain.startswith("\u201cyou can ask") and "expert.)\u201d" in sents[0].plain
+    # outside a quotation, sentences are still split
+    plain = answer_sentences(
+        "One claim [1]. Another claim [2].", find_markers("One claim [1]. Another claim [2].")
+    )
+    assert len(plain) == 2
