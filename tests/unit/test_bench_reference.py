@@ -13,6 +13,7 @@ from tests.bench.question_set import (
     EBIKE_QUESTIONS_PATH,
     FHS_QUESTIONS_PATH,
     HELDOUT_QUESTIONS_PATH,
+    MAINT_QUESTIONS_PATH,
     MIXED_QUESTIONS_PATH,
     QUESTIONS_PATH,
     load_questions,
@@ -27,6 +28,7 @@ SETS = {
     "heldout": HELDOUT_QUESTIONS_PATH,
     "fhs": FHS_QUESTIONS_PATH,
     "ebike": EBIKE_QUESTIONS_PATH,
+    "maint": MAINT_QUESTIONS_PATH,
 }
 
 
