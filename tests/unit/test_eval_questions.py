@@ -1,4 +1,4 @@
-"""Guards the evaluation question sets (tests/bench/questions.jsonl, questions_mixed.jsonl).
+"""Guards the evaluation question sets (tests/bench/questions.jsonl, questions_mixed.jsonl, ...).
 
 The schema checks run everywhere; the manuals' evidence check needs the benchmark corpus and is
 skipped when it is absent (CI must not depend on /work/shared/corpus); the mixed set's PDFs are
@@ -17,6 +17,7 @@ import pytest
 from tests.bench.corpus_gen import BUILDERS, HELDOUT_BUILDERS, book, generate, german, report
 from tests.bench.question_set import (
     BENCH_DATA,
+    CHATTY_QUESTIONS_PATH,
     DEFAULT_CORPUS,
     EBIKE_QUESTIONS_PATH,
     FHS_QUESTIONS_PATH,
@@ -253,6 +254,52 @@ def test_every_mixed_evidence_occurs_on_its_page_only(
     mixed: list[Question], mixed_corpus: Path
 ) -> None:
     assert_evidence_on_its_page_only(mixed, mixed_corpus)
+
+
+# -- the mixed set's questions asked chattily, each paired with the mixed question it rephrases ---
+
+
+@pytest.fixture(scope="module")
+def chatty() -> list[Question]:
+    return load_questions(CHATTY_QUESTIONS_PATH)
+
+
+def test_chatty_ids_are_sequential_and_the_set_spread(chatty: list[Question]) -> None:
+    assert [q.id for q in chatty] == [f"c{i:03d}" for i in range(1, len(chatty) + 1)]
+    answerable = [q for q in chatty if q.answerable]
+    assert len(answerable) == 36 and len(chatty) - len(answerable) == 12
+    assert {q.doc for q in answerable} == set(BUILDERS)
+    assert set(BUILDERS) <= {q.doc for q in chatty if not q.answerable}  # near misses everywhere
+
+
+def test_every_chatty_question_pairs_a_mixed_one_about_the_same_evidence(
+    chatty: list[Question], mixed: list[Question]
+) -> None:
+    by_id = {q.id: q for q in mixed}
+    pairs = [q.pairs for q in chatty]
+    assert len(set(pairs)) == len(pairs), "each mixed question is rephrased at most once"
+    for q in chatty:
+        assert q.pairs in by_id, q.id
+        crisp = by_id[q.pairs]
+        same = ("doc", "page", "evidence", "answerable", "also")
+        assert [getattr(q, f) for f in same] == [getattr(crisp, f) for f in same], q.id
+        assert normalize(q.question).lower() != normalize(crisp.question).lower(), q.id
+
+
+def test_chatty_questions_are_distinct_and_do_not_copy_their_evidence(
+    chatty: list[Question],
+) -> None:
+    assert len({normalize(q.question).lower() for q in chatty}) == len(chatty)
+    for q in chatty:
+        if q.answerable:
+            assert q.evidence is not None
+            assert normalize(q.evidence).lower() not in normalize(q.question).lower(), q.id
+
+
+def test_every_chatty_evidence_occurs_on_its_page_only(
+    chatty: list[Question], mixed_corpus: Path
+) -> None:
+    assert_evidence_on_its_page_only(chatty, mixed_corpus)
 
 
 # -- the held-out check: questions written after the rules were fixed ------------------------------
