@@ -39,6 +39,7 @@ from app.validation.support import (
     SupportCheck,
     WordSimilarity,
     absent_concepts,
+    asked_about,
     assess,
     coverage,
     key_concepts,
@@ -181,7 +182,9 @@ def question_concepts(
     words |= {c.text.lower().lstrip("\\") for c in plain}
     df, n_chunks = counts(words)
     concepts = key_concepts(question, df=df, n_chunks=n_chunks)
-    absent = absent_concepts(concepts, df)
+    # a word only the situation told ('my knees', 'a neighbour gave us a bag') is no
+    # concept the library must have: only the asking sentences' concepts can be absent
+    absent = asked_about(absent_concepts(concepts, df), question)
     if absent and pairs:
         ev = Evidence.of([c.text for _, c in pairs])
         _cov, _covered, missing = coverage(

@@ -237,6 +237,29 @@ def key_concepts(
     return sorted(out.values(), key=lambda c: -c.weight)
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?:;\u2026])\s+")
+
+
+def asking_part(question: str) -> str:
+    """The sentences of ``question`` that ask (end with "?"), without the ones that tell the
+    situation ("My knees aren't great these days, so before we go: how many stairs ...?");
+    the whole question when none or every one of them asks."""
+    parts = [p for p in _SENTENCE_END.split(question.strip()) if p.strip()]
+    asking = [p for p in parts if p.rstrip().endswith("?")]
+    if not asking or len(asking) == len(parts):
+        return question
+    return " ".join(asking)
+
+
+def asked_about(concepts: Sequence[Concept], question: str) -> list[Concept]:
+    """Those of ``concepts`` (of ``question``) that its asking sentences name."""
+    part = asking_part(question)
+    if part == question:
+        return list(concepts)
+    lower = part.lower()
+    return [c for c in concepts if re.search(rf"(?<!\w){re.escape(c.text.lower())}(?!\w)", lower)]
+
+
 def absent_concepts(concepts: Sequence[Concept], df: Mapping[str, int]) -> list[Concept]:
     """Concepts that no chunk of the library contains (by the full-text index's counts).
 

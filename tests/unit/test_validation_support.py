@@ -13,6 +13,7 @@ from app.validation.support import (
     REFUSE_MAX_SCORE,
     Evidence,
     absent_concepts,
+    asking_part,
     assess,
     calibrated_similarity,
     coverage,
@@ -555,3 +556,22 @@ def test_both_asks_answered_or_one_ask_is_judged_as_before() -> None:
     assert assess(q, [ev], similarity=0.7).unanswered == []
     one = "How do I install and configure the printer driver?"  # one ask with two verbs
     assert assess(one, ["Unrelated text about fonts."]).unanswered == []
+
+
+@pytest.mark.parametrize(
+    ("question", "part"),
+    [
+        ("How many stairs are there?", "How many stairs are there?"),
+        (
+            "My knees aren't great, so before we go: how many stairs are there, roughly?",
+            "how many stairs are there, roughly?",
+        ),
+        ("So the e-bikes are not in the data at all... any idea why?", "any idea why?"),
+        ("Is it open? And is it free?", "Is it open? And is it free?"),
+        ("A neighbour gave us a bag. Are they good for eating?", "Are they good for eating?"),
+        ("Tell me about the tower.", "Tell me about the tower."),
+        ("Wir haben ein Angebot. Wie viel kostet das?", "Wie viel kostet das?"),
+    ],
+)
+def test_the_asking_part_leaves_out_the_situation_told(question: str, part: str) -> None:
+    assert asking_part(question) == part

@@ -109,6 +109,20 @@ def test_concept_absent_from_the_library_is_found_before_generation() -> None:
     assert "dividend" in support.closest[0].quote
 
 
+def test_a_word_of_the_situation_told_is_not_absent_only_what_is_asked() -> None:
+    """People tell their situation before they ask; 'my broker' is no concept the library
+    must have. 'watermark' in the asking sentence still is."""
+    told = "My broker keeps nagging me about it. How large was the dividend per share?"
+    assert verdict.question_concepts(told, counts, pairs()).absent == []
+    asked = "My broker keeps nagging me about it. How large was the watermark on the dividend?"
+    assert [x.text for x in verdict.question_concepts(asked, counts, pairs()).absent] == [
+        "watermark"
+    ]
+    # one sentence, or only questions: every concept counts, as before
+    plain = "How large was the broker's dividend?"
+    assert [x.text for x in verdict.question_concepts(plain, counts, pairs()).absent] == ["broker"]
+
+
 def test_a_german_refusal_names_the_nouns_it_misses() -> None:
     names = ["Versicherung", "kommt", "Hagelschäden"]
     q = "Welche Versicherung kommt für Hagelschäden an den Modulen auf?"
