@@ -10,6 +10,7 @@ import pytest
 
 from tests.bench import compare_runs
 from tests.bench.question_set import (
+    CHATTY_QUESTIONS_PATH,
     EBIKE_QUESTIONS_PATH,
     FHS_QUESTIONS_PATH,
     HELDOUT_QUESTIONS_PATH,
@@ -25,6 +26,7 @@ REFERENCE = Path(compare_runs.__file__).with_name("reference")
 SETS = {
     "manuals": QUESTIONS_PATH,
     "mixed": MIXED_QUESTIONS_PATH,
+    "chatty": CHATTY_QUESTIONS_PATH,
     "heldout": HELDOUT_QUESTIONS_PATH,
     "fhs": FHS_QUESTIONS_PATH,
     "ebike": EBIKE_QUESTIONS_PATH,
