@@ -72,6 +72,16 @@ def fake_embed(synonyms: dict[str, str]) -> verdict.Embed:
     return embed
 
 
+def recording_embed(calls: list[list[str]]) -> verdict.Embed:
+    """An embedder that gives every text the same vector and records what it was asked."""
+
+    def embed(texts: list[str]) -> np.ndarray:
+        calls.append(list(texts))
+        return np.ones((len(texts), 2)) / np.sqrt(2)
+
+    return embed
+
+
 def cite(n: int, quote: str) -> Citation:
     return citation(
         n=n,
@@ -381,10 +391,7 @@ def test_a_quote_spanning_lines_finds_the_similarity_its_sentence_had() -> None:
     q = "Which math alphabets are predefined?"
     quote = "The predefined math alphabets are:\n\\mathrm roman\n\\mathbf bold"
     calls: list[list[str]] = []
-
-    def embed(texts: list[str]) -> np.ndarray:
-        calls.append(list(texts))
-        return np.ones((len(texts), 2)) / np.sqrt(2)
+    embed = recording_embed(calls)
 
     quoted = answer(f"\u201c{quote}\u201d [1]", [(1, quote)], kind="extractive")
     shown = "The predefined math alphabets are: \\mathrm roman \\mathbf bold"
@@ -399,10 +406,7 @@ def test_an_unscored_quote_is_embedded_as_the_prompt_embedded_its_sentences() ->
     q = "How heavy is the bike?"
     quote = "Technical data\nWeight 23.4 kg without pedals"
     calls: list[list[str]] = []
-
-    def embed(texts: list[str]) -> np.ndarray:
-        calls.append(list(texts))
-        return np.ones((len(texts), 2)) / np.sqrt(2)
+    embed = recording_embed(calls)
 
     quoted = answer(f"\u201c{quote}\u201d [1]", [(1, quote)], kind="extractive")
     result = verdict.check(q, quoted, concepts=None, known_similarity={}, embed=embed)
