@@ -9,29 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests.bench import compare_runs
-from tests.bench.question_set import (
-    CHATTY_QUESTIONS_PATH,
-    EBIKE_QUESTIONS_PATH,
-    FHS_QUESTIONS_PATH,
-    HELDOUT_QUESTIONS_PATH,
-    MAINT_QUESTIONS_PATH,
-    MIXED_QUESTIONS_PATH,
-    QUESTIONS_PATH,
-    load_questions,
-)
+from tests.bench.question_set import SETS as QUESTION_SETS
+from tests.bench.question_set import load_questions
 
 pytestmark = pytest.mark.unit
 
 REFERENCE = Path(compare_runs.__file__).with_name("reference")
-SETS = {
-    "manuals": QUESTIONS_PATH,
-    "mixed": MIXED_QUESTIONS_PATH,
-    "chatty": CHATTY_QUESTIONS_PATH,
-    "heldout": HELDOUT_QUESTIONS_PATH,
-    "fhs": FHS_QUESTIONS_PATH,
-    "ebike": EBIKE_QUESTIONS_PATH,
-    "maint": MAINT_QUESTIONS_PATH,
-}
+SETS = {name: qs.questions for name, qs in QUESTION_SETS.items()}  # every set has one
 
 
 @pytest.mark.parametrize("name", sorted(SETS))
