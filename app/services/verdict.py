@@ -255,7 +255,7 @@ def check(
         cited = closest_passages(question, pairs)
     quotes = [c.quote for c in cited]
     known = {collapse_ws(k): v for k, v in (known_similarity or {}).items()}
-    return check_quotes(
+    result = check_quotes(
         question,
         quotes,
         [c.section for c in cited],
@@ -267,6 +267,9 @@ def check(
         quote_context=quote_context,
         passages="closest passages" if is_refusal(answer) else "cited passages",
     )
+    if is_refusal(answer):
+        result.closest = cited  # shown under the refusal as they were checked
+    return result
 
 
 def check_quotes(
@@ -402,7 +405,8 @@ def apply(answer: Answer, result: SupportCheck, pairs: Sequence[tuple[Source, Ch
     )
     v = answer.validation
     if is_refusal(answer):
-        support.closest = closest_passages(answer.question, pairs)
+        closest = result.closest
+        support.closest = closest_passages(answer.question, pairs) if closest is None else closest
         if answer.answer in UNREASONED:  # say why in words
             answer.answer = refusal_text(result, UNREASONED[answer.answer])
         answer.validation = v.model_copy(update={"support": support})

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from app.core import textkit
+from app.core.models import Citation
 from app.core.textkit import STOPS_EXTRA, detect_language, restates
 from app.validation.answer_checks import (
     COMMAND,
@@ -135,6 +136,7 @@ class SupportCheck:
     key_missing: bool = False  # the rarest (most telling) concept is not in the evidence
     unanswered: list[str] = field(default_factory=list)  # asks of the question left out
     absent: list[str] = field(default_factory=list)  # missing, and nowhere in the library
+    closest: list[Citation] | None = None  # a refusal's closest passages, as checked
 
     @property
     def refuses(self) -> bool:

@@ -263,6 +263,27 @@ def test_a_refusal_gets_its_closest_passages() -> None:
     assert "revenue" in judged.validation.support.covered
 
 
+def test_a_refusal_shows_the_closest_passages_its_check_judged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The check of a refusal judges its closest passages; the verdict shows those same
+    passages and does not look for them again."""
+    looked: list[str] = []
+    near = verdict.passages_near
+
+    def counted(question: str, found: object, **kw: object) -> list[Citation]:
+        looked.append(question)
+        return near(question, found, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(verdict, "passages_near", counted)
+    refused = _refused("What was the revenue growth?", FAR_TEXT)
+    result = verdict.check(refused.question, refused, pairs(), concepts=None)
+    judged = verdict.apply(refused, result, pairs())
+    assert looked == [refused.question]
+    assert judged.validation.support is not None
+    assert judged.validation.support.closest == result.closest != []
+
+
 def test_a_refusal_says_what_its_closest_passages_lack() -> None:
     refused = Answer(
         question="What was the dividend yield?",
