@@ -11,7 +11,9 @@ rule or threshold was tuned on it. So does a fourth, ``fhs`` (questions_fhs.json
 Filesystem Hierarchy Standard 3.0, a real PDF of another kind checked in under ``data/``), and
 a fifth, ``ebike`` (questions_ebike.jsonl over a generated owner's manual), kept for the next
 change of the verdict rules, and a sixth, ``maint`` (questions_maint.jsonl over the Debian New
-Maintainers' Guide, a real dblatex PDF checked in under ``data/``), not yet run.
+Maintainers' Guide, a real dblatex PDF checked in under ``data/``), and a seventh, ``talk``
+(questions_talk.jsonl: chattily phrased questions over the FHS and the maintainers' guide, the
+held-out check of the phrasing work that ``chatty`` is the development set of).
 
 Shared by ``tests.bench.eval_answers`` (the ``make eval`` runner) and the unit test that guards the
 JSONL file, so both judge questions and evidence by exactly the same rules.
@@ -42,6 +44,7 @@ HELDOUT_QUESTIONS_PATH = Path(__file__).with_name("questions_heldout.jsonl")
 FHS_QUESTIONS_PATH = Path(__file__).with_name("questions_fhs.jsonl")
 EBIKE_QUESTIONS_PATH = Path(__file__).with_name("questions_ebike.jsonl")
 MAINT_QUESTIONS_PATH = Path(__file__).with_name("questions_maint.jsonl")
+TALK_QUESTIONS_PATH = Path(__file__).with_name("questions_talk.jsonl")
 BENCH_DATA = Path(__file__).with_name("data")  # freely licensed PDFs kept in the repo
 DEFAULT_CORPUS = Path("/work/shared/corpus")
 MIXED_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-mixed"
@@ -265,6 +268,16 @@ SETS: dict[str, QuestionSet] = {
         "held out: the Debian New Maintainers' Guide (a real 63-page tutorial PDF made by "
         "dblatex: commands, file listings, footnotes, running heads), written on 2026-11-23 "
         "before any code ran on it; never used to tune",
+    ),
+    "talk": QuestionSet(
+        "talk",
+        TALK_QUESTIONS_PATH,
+        BENCH_DATA,
+        False,
+        "held out: questions typed chattily (situation, asides, 'any idea', 'ugh') over the "
+        "FHS 3.0 and the Debian New Maintainers' Guide, written on 2026-11-23 by a helper who "
+        "had not seen the verdict rules; the check of the work on phrasing (chatty); never "
+        "used to tune",
     ),
 }
 

@@ -25,6 +25,7 @@ from tests.bench.question_set import (
     MAINT_QUESTIONS_PATH,
     MIXED_QUESTIONS_PATH,
     QUESTIONS_PATH,
+    TALK_QUESTIONS_PATH,
     AlsoStated,
     Question,
     evidence_on_text,
@@ -316,6 +317,8 @@ def test_every_chatty_evidence_occurs_on_its_page_only(
         pytest.param(EBIKE_QUESTIONS_PATH, "e", set(HELDOUT_BUILDERS), id="ebike"),
         # a real tutorial PDF made by dblatex, kept in the repo, not yet run
         pytest.param(MAINT_QUESTIONS_PATH, "n", {"maint-guide.en.pdf"}, id="maint"),
+        # chattily phrased questions over both, the check of the phrasing work
+        pytest.param(TALK_QUESTIONS_PATH, "t", {"fhs-3.0.pdf", "maint-guide.en.pdf"}, id="talk"),
     ],
 )
 def test_a_held_out_set_is_valid_distinct_and_not_copied(
@@ -346,6 +349,10 @@ def test_every_fhs_evidence_occurs_on_its_page_only() -> None:
 
 def test_every_maint_evidence_occurs_on_its_page_only() -> None:
     assert_evidence_on_its_page_only(load_questions(MAINT_QUESTIONS_PATH), BENCH_DATA)
+
+
+def test_every_talk_evidence_occurs_on_its_page_only() -> None:
+    assert_evidence_on_its_page_only(load_questions(TALK_QUESTIONS_PATH), BENCH_DATA)
 
 
 def test_every_ebike_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
