@@ -24,7 +24,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from app.core import textkit
@@ -42,6 +42,7 @@ from app.validation.answer_checks import (
     contradiction,
     type_present,
 )
+from app.validation.asking import asking_part, topic
 from app.validation.claims import claim_numbers, source_numbers
 
 logger = logging.getLogger(__name__)
@@ -96,6 +97,7 @@ class Concept:
     keys: frozenset[str]  # match keys: stems, joined compound, command name
     weight: float = 1.0
     parts: frozenset[str] = frozenset()  # a hyphenated compound's words: all must occur
+    told: bool = False  # said in telling the situation, not in asking (see mark_told)
 
 
 @dataclass
@@ -239,20 +241,6 @@ def key_concepts(
     return sorted(out.values(), key=lambda c: -c.weight)
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?:;\u2026])\s+")
-
-
-def asking_part(question: str) -> str:
-    """The sentences of ``question`` that ask (end with "?"), without the ones that tell the
-    situation ("My knees aren't great these days, so before we go: how many stairs ...?");
-    the whole question when none or every one of them asks."""
-    parts = [p for p in _SENTENCE_END.split(question.strip()) if p.strip()]
-    asking = [p for p in parts if p.rstrip().endswith("?")]
-    if not asking or len(asking) == len(parts):
-        return question
-    return " ".join(asking)
-
-
 def asked_about(concepts: Sequence[Concept], question: str) -> list[Concept]:
     """Those of ``concepts`` (of ``question``) that its asking sentences name."""
     part = asking_part(question)
@@ -260,6 +248,30 @@ def asked_about(concepts: Sequence[Concept], question: str) -> list[Concept]:
         return list(concepts)
     lower = part.lower()
     return [c for c in concepts if re.search(rf"(?<!\w){re.escape(c.text.lower())}(?!\w)", lower)]
+
+
+TOLD_WEIGHT = 0.5
+"""A concept the question only tells the situation with ("Der Installateur will uns einen
+Speicher verkaufen.") weighs this share of its rarity: the situation may hold the topic ("We're
+thinking of the coastal walk. How long is it?"), but its other words ("thinking") are talk."""
+
+
+def _told_share(c: Concept) -> float:
+    """A name, number or command told in the situation is what the ask refers to ("I'm
+    thinking about a Stanwick Russet. What are the apples like to eat?"): it weighs in full."""
+    return 1.0 if c.kind != "term" else TOLD_WEIGHT
+
+
+def mark_told(concepts: Sequence[Concept], question: str) -> list[Concept]:
+    """``concepts`` with those that only the situation sentences of ``question`` name marked
+    :attr:`Concept.told` and weighing TOLD_WEIGHT of their weight, rarest first. They are never
+    absent from the library nor key: what a person asks about is in the asking sentences."""
+    asked = {id(c) for c in asked_about(concepts, question)}
+    out = [
+        c if id(c) in asked else replace(c, weight=round(c.weight * _told_share(c), 3), told=True)
+        for c in concepts
+    ]
+    return sorted(out, key=lambda c: -c.weight)
 
 
 def absent_concepts(concepts: Sequence[Concept], df: Mapping[str, int]) -> list[Concept]:
@@ -403,6 +415,7 @@ def key_missing(concepts: Sequence[Concept], missing: Sequence[str]) -> bool:
     rarest concept (KEY_SHARE of its weight) is missing: what a person names must be in the
     evidence ("two-column", "@"). Plain words may be paraphrased; coverage and similarity
     weigh those."""
+    concepts = [c for c in concepts if not c.told]
     if not concepts or not missing:
         return False
     top = max(c.weight for c in concepts)
@@ -496,10 +509,16 @@ def assess(
     """
     lang = detect_language(" ".join([question, *evidence]))
     ev = Evidence.of([*evidence, *context], lang)
-    concepts = list(concepts) if concepts is not None else key_concepts(question, lang=lang)
+    concepts = (
+        list(concepts)
+        if concepts is not None
+        else mark_told(key_concepts(told := topic(question), lang=lang), told)
+    )
     cov, covered, missing = coverage(
         concepts, ev, similar=similar, similar_languages=similar_languages
     )
+    only_told = {c.text for c in concepts if c.told}
+    missing.sort(key=lambda m: m in only_told)  # what was asked first: a reason names those
     kind = answer_type(question)
     found = type_present(kind, ev.text)
     sim = calibrated_similarity(similarity)

@@ -8,17 +8,19 @@ import pytest
 
 from app.core.textkit import restates
 from app.validation.answer_checks import answer_type, contradiction, type_present
+from app.validation.asking import asking_part, topic
 from app.validation.support import (
     GREEN_MIN_SCORE,
     REFUSE_MAX_SCORE,
     Evidence,
     absent_concepts,
-    asking_part,
     assess,
     calibrated_similarity,
     coverage,
     key_concepts,
+    key_missing,
     kin,
+    mark_told,
 )
 
 pytestmark = pytest.mark.unit
@@ -588,7 +590,87 @@ def test_both_asks_answered_or_one_ask_is_judged_as_before() -> None:
         ("A neighbour gave us a bag. Are they good for eating?", "Are they good for eating?"),
         ("Tell me about the tower.", "Tell me about the tower."),
         ("Wir haben ein Angebot. Wie viel kostet das?", "Wie viel kostet das?"),
+        (  # a mark inside the sentence ends no sentence
+            "What is the difference between the ! and @ column specifiers?",
+            "What is the difference between the ! and @ column specifiers?",
+        ),
     ],
 )
 def test_the_asking_part_leaves_out_the_situation_told(question: str, part: str) -> None:
     assert asking_part(question) == part
+
+
+@pytest.mark.parametrize(
+    ("question", "told"),
+    [
+        (  # an introducer: what comes before it in its sentence tells the situation
+            "I'm reading this for a class and I was wondering, how many docks did they have?",
+            "I'm reading this for a class and. how many docks did they have?",
+        ),
+        ("Any idea how long the walk is?", "how long the walk is?"),
+        ("Quick question about the paper: what is a short station?", "what is a short station?"),
+        (  # an aside, wherever it stands
+            "Is camping allowed on the headland, do you know?",
+            "Is camping allowed on the headland?",
+        ),
+        ("Does the report say anywhere what the leakage was?", "what the leakage was?"),
+        (
+            "Der Installateur will uns einen Speicher verkaufen. Ich frag mich, wie groß er "
+            "sein sollte?",
+            "Der Installateur will uns einen Speicher verkaufen. wie groß er sein sollte?",
+        ),
+        ("Weißt du zufällig, wie das Wetter wird?", "wie das Wetter wird?"),
+        (  # the asker tells of themselves, then asks in the same sentence
+            "We don't have a car at the moment, so is there any bus out to the lighthouse?",
+            "We don't have a car at the moment. is there any bus out to the lighthouse?",
+        ),
+    ],
+)
+def test_the_askers_talk_is_taken_out_of_the_question(question: str, told: str) -> None:
+    assert topic(question) == told
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the difference between the ! and @ column specifiers?",  # symbols kept
+        "Does the warranty mention water damage?",  # not talk about the document itself
+        "Which idea did the authors test first?",  # 'idea' alone is a concept
+        "How do I know whether the battery is full?",
+        # a condition of the ask is part of it, not a situation told
+        "Apart from paying for what we use, is there some fixed charge every year?",
+        "Wenn wir Strom ins Netz einspeisen, wie viele Jahre bekommen wir Geld?",
+        # a sentence that asks first asks throughout
+        "Is it ok if he comes up the tower with us, or do dogs have to stay outside?",
+    ],
+)
+def test_a_question_without_talk_is_left_as_it_is(question: str) -> None:
+    assert topic(question) == question
+
+
+def test_talk_words_are_no_concepts_and_cannot_be_missing() -> None:
+    q = "I'm curious about this one, any idea how many docks the network had?"
+    assert texts(topic(q)) == ["docks", "network"]
+    s = assess(q, ["The network operated 412 docks."], similarity=0.7)
+    assert s.missing == [] and s.answers
+
+
+def test_a_concept_only_told_weighs_less_and_is_never_key() -> None:
+    """'Dragging' and 'forever' tell how the asker feels; the ask is about the repair. A
+    name told in the situation is what the ask refers to and keeps its weight."""
+    q = "The Coldharbour dam works seem to be dragging on forever. Why is the repair late?"
+    plain = {c.text: c for c in key_concepts(q, df={"coldharbour": 1}, n_chunks=50)}
+    told = {c.text: c for c in mark_told(list(plain.values()), q)}
+    assert told["dragging"].told and told["dragging"].weight == plain["dragging"].weight / 2
+    assert told["Coldharbour"].told and told["Coldharbour"].weight == plain["Coldharbour"].weight
+    assert not told["repair"].told and told["repair"].weight == plain["repair"].weight
+    # the rarest concept is a word told: its absence from the evidence is no key miss
+    assert not key_missing(list(told.values()), ["dragging", "forever", "Coldharbour"])
+    assert key_missing(list(plain.values()), ["dragging", "forever", "Coldharbour"])
+
+
+def test_a_reason_names_what_was_asked_before_what_was_told() -> None:
+    q = "We're thinking of the coastal walk with the kids on Saturday. How long is the loop?"
+    s = assess(q, ["The coastal path runs past the cove."], similarity=0.6)
+    assert s.missing[0] == "loop" and {"kids", "Saturday", "thinking"} <= set(s.missing)
+    assert s.reasons[0].startswith("The cited passages don't mention \u2018loop\u2019")
