@@ -13,7 +13,10 @@ a fifth, ``ebike`` (questions_ebike.jsonl over a generated owner's manual), kept
 change of the verdict rules, and a sixth, ``maint`` (questions_maint.jsonl over the Debian New
 Maintainers' Guide, a real dblatex PDF checked in under ``data/``), and a seventh, ``talk``
 (questions_talk.jsonl: chattily phrased questions over the FHS and the maintainers' guide, the
-held-out check of the phrasing work that ``chatty`` is the development set of).
+held-out check of the phrasing work that ``chatty`` is the development set of, read after its
+second run and since then a development set too) and an eighth, ``talk2`` (questions_talk2.jsonl:
+chattily phrased questions over the Debian FAQ, a real PDF checked in under ``data/``: the
+phrasing work's check once ``talk`` had been read).
 
 Shared by ``tests.bench.eval_answers`` (the ``make eval`` runner) and the unit test that guards the
 JSONL file, so both judge questions and evidence by exactly the same rules.
@@ -45,6 +48,7 @@ FHS_QUESTIONS_PATH = Path(__file__).with_name("questions_fhs.jsonl")
 EBIKE_QUESTIONS_PATH = Path(__file__).with_name("questions_ebike.jsonl")
 MAINT_QUESTIONS_PATH = Path(__file__).with_name("questions_maint.jsonl")
 TALK_QUESTIONS_PATH = Path(__file__).with_name("questions_talk.jsonl")
+TALK2_QUESTIONS_PATH = Path(__file__).with_name("questions_talk2.jsonl")
 BENCH_DATA = Path(__file__).with_name("data")  # freely licensed PDFs kept in the repo
 DEFAULT_CORPUS = Path("/work/shared/corpus")
 MIXED_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-mixed"
@@ -278,6 +282,15 @@ SETS: dict[str, QuestionSet] = {
         "FHS 3.0 and the Debian New Maintainers' Guide, written on 2026-11-23 by a helper who "
         "had not seen the verdict rules; the check of the work on phrasing (chatty); never "
         "used to tune",
+    ),
+    "talk2": QuestionSet(
+        "talk2",
+        TALK2_QUESTIONS_PATH,
+        BENCH_DATA,
+        False,
+        "held out: chattily typed questions (greetings, back-stories, two asks at once) over "
+        "the Debian FAQ (a real 73-page PDF), written on 2026-11-23 by a helper who had not "
+        "seen the verdict rules nor any other set; never used to tune",
     ),
 }
 

@@ -25,6 +25,7 @@ from tests.bench.question_set import (
     MAINT_QUESTIONS_PATH,
     MIXED_QUESTIONS_PATH,
     QUESTIONS_PATH,
+    TALK2_QUESTIONS_PATH,
     TALK_QUESTIONS_PATH,
     AlsoStated,
     Question,
@@ -319,6 +320,8 @@ def test_every_chatty_evidence_occurs_on_its_page_only(
         pytest.param(MAINT_QUESTIONS_PATH, "n", {"maint-guide.en.pdf"}, id="maint"),
         # chattily phrased questions over both, the check of the phrasing work
         pytest.param(TALK_QUESTIONS_PATH, "t", {"fhs-3.0.pdf", "maint-guide.en.pdf"}, id="talk"),
+        # the same, over a real FAQ no other set is about: the check once talk was read
+        pytest.param(TALK2_QUESTIONS_PATH, "u", {"debian-faq.en.pdf"}, id="talk2"),
     ],
 )
 def test_a_held_out_set_is_valid_distinct_and_not_copied(
@@ -353,6 +356,10 @@ def test_every_maint_evidence_occurs_on_its_page_only() -> None:
 
 def test_every_talk_evidence_occurs_on_its_page_only() -> None:
     assert_evidence_on_its_page_only(load_questions(TALK_QUESTIONS_PATH), BENCH_DATA)
+
+
+def test_every_talk2_evidence_occurs_on_its_page_only() -> None:
+    assert_evidence_on_its_page_only(load_questions(TALK2_QUESTIONS_PATH), BENCH_DATA)
 
 
 def test_every_ebike_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
