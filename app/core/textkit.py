@@ -57,14 +57,15 @@ LANGUAGES: dict[str, str] = {
 
 QUESTION_FILLER = frozenset(
     """can could may might must shall will would also just now please tell explain describe
-    give list name show use used uses using want way get make know
+    give list name show use used uses using want way get make know supposed ought gonna gotta
+    wanna
     darf dürfen möchte bitte erkläre erklären beschreibe beschreiben gib nenne nennen zeige
     zeigen verwende verwenden benutze benutzen bekomme bekommt bekommen mache macht weiß
     wissen""".split()  # noqa: SIM905
 )
 """Words a question is phrased with rather than asking about ("How can I use ...", "Darf ich
-...", "bekomme ich"): English, and their German counterparts where the German stop-word list
-lacks them."""
+...", "bekomme ich"), modal verbs and their like ("am I supposed to", "ought to"): English, and
+their German counterparts where the German stop-word list lacks them."""
 
 SOURCE_TALK = frozenset(
     """according answer answers cite cited cites document documents example given mention
@@ -87,7 +88,20 @@ ASKING_WORDS = frozenset(
 """Words that say what kind of answer is wanted, not what it is about ("how many", "why ...
 for several reasons", "wie lange", "ungefähr"). The lists apply to questions in every
 language, so German words that are English words too ("alt", "gut") are left out."""
-STOPS_EXTRA = QUESTION_FILLER | SOURCE_TALK | ASKING_WORDS
+CHAT_WORDS = frozenset(
+    """hi hello hey thanks thank cheers sorry ugh oh ah hmm wow btw
+    someone somebody anyone anybody everyone everybody nobody somewhere anywhere everywhere
+    nowhere everything nothing us got gotten pretty quite fairly somewhat enough still
+    maybe perhaps probably lots bunch stuff
+    hallo danke jemand jemanden jemandem irgendwer irgendwo irgendwie irgendwann
+    bisschen ziemlich vielleicht wohl halt eben mal ja schon""".split()  # noqa: SIM905
+)
+"""Words of chat rather than of a topic: greetings, thanks and apologies ("Hi, sorry if this is
+a dumb question"), indefinite pronouns ("someone told me"), "us", hedges and degree words
+("pretty much", "still", "maybe"), quantities people talk in ("a bunch of") and their German
+counterparts ("ein bisschen", "halt", "ja wohl"). Closed classes of words that name no topic;
+those that may in a document ("bit", "loads", "tons", "heaps") are left out."""
+STOPS_EXTRA = QUESTION_FILLER | SOURCE_TALK | ASKING_WORDS | CHAT_WORDS
 CITATION_MARKERS = re.compile(r"\[\s*\d+(?:\s*[-,;\u2013]\s*\d+)*\s*\]")
 """An answer's citation markers: "[3]", "[1, 2]", "[2-4]"."""
 

@@ -88,6 +88,14 @@ amsthm" against a passage that only names amsthm) or when the kind of answer ask
 of both development sets; the even-numbered ones were held out (tests/bench/README.md)."""
 
 
+TOLD_WEIGHT = 0.5
+"""A plain word the question only tells the situation with ("Der Installateur will uns einen
+Speicher verkaufen.") counts for this share of its rarity in the coverage: the situation may
+hold the topic ("We're thinking of the coastal walk. How long is it?"), but its other words
+("thinking") are talk. A name, number or command told there is what the ask refers to ("I'm
+thinking about a Stanwick Russet. What are the apples like to eat?"): it counts in full."""
+
+
 @dataclass(frozen=True)
 class Concept:
     """A key concept of the question: what the evidence must be about."""
@@ -98,6 +106,12 @@ class Concept:
     weight: float = 1.0
     parts: frozenset[str] = frozenset()  # a hyphenated compound's words: all must occur
     told: bool = False  # said in telling the situation, not in asking (see mark_told)
+
+    @property
+    def counted(self) -> float:
+        """What the concept counts for in the coverage: its weight (rarity), TOLD_WEIGHT of
+        it for a plain word only told."""
+        return self.weight * (TOLD_WEIGHT if self.told and self.kind == "term" else 1.0)
 
 
 @dataclass
@@ -250,28 +264,14 @@ def asked_about(concepts: Sequence[Concept], question: str) -> list[Concept]:
     return [c for c in concepts if re.search(rf"(?<!\w){re.escape(c.text.lower())}(?!\w)", lower)]
 
 
-TOLD_WEIGHT = 0.5
-"""A concept the question only tells the situation with ("Der Installateur will uns einen
-Speicher verkaufen.") weighs this share of its rarity: the situation may hold the topic ("We're
-thinking of the coastal walk. How long is it?"), but its other words ("thinking") are talk."""
-
-
-def _told_share(c: Concept) -> float:
-    """A name, number or command told in the situation is what the ask refers to ("I'm
-    thinking about a Stanwick Russet. What are the apples like to eat?"): it weighs in full."""
-    return 1.0 if c.kind != "term" else TOLD_WEIGHT
-
-
 def mark_told(concepts: Sequence[Concept], question: str) -> list[Concept]:
     """``concepts`` with those that only the situation sentences of ``question`` name marked
-    :attr:`Concept.told` and weighing TOLD_WEIGHT of their weight, rarest first. They are never
-    absent from the library nor key: what a person asks about is in the asking sentences."""
+    :attr:`Concept.told`, most counted first. A told concept counts less in the coverage
+    (:attr:`Concept.counted`) and is never absent from the library nor key: what a person
+    asks about is in the asking sentences."""
     asked = {id(c) for c in asked_about(concepts, question)}
-    out = [
-        c if id(c) in asked else replace(c, weight=round(c.weight * _told_share(c), 3), told=True)
-        for c in concepts
-    ]
-    return sorted(out, key=lambda c: -c.weight)
+    out = [c if id(c) in asked else replace(c, told=True) for c in concepts]
+    return sorted(out, key=lambda c: -c.counted)
 
 
 def absent_concepts(concepts: Sequence[Concept], df: Mapping[str, int]) -> list[Concept]:
@@ -380,7 +380,7 @@ def coverage(
     for c in concepts:
         if _matches(c, ev):
             covered.append(c.text)
-            got += c.weight
+            got += c.counted
         else:
             unmatched.append(c)
     if unmatched and similar is not None:
@@ -401,12 +401,12 @@ def coverage(
                 )
                 if c.kind in ("term", "name", "compound") and best >= NEIGHBOUR_MIN:
                     covered.append(c.text)
-                    got += NEIGHBOUR_CREDIT * c.weight
+                    got += NEIGHBOUR_CREDIT * c.counted
                 else:
                     still.append(c)
             unmatched = still
     missing = [c.text for c in unmatched]
-    total = sum(c.weight for c in concepts)
+    total = sum(c.counted for c in concepts)
     return got / total, covered, missing
 
 
@@ -414,21 +414,19 @@ def key_missing(concepts: Sequence[Concept], missing: Sequence[str]) -> bool:
     """Whether a name, \\command, number, compound or symbol nearly as rare as the question's
     rarest concept (KEY_SHARE of its weight) is missing: what a person names must be in the
     evidence ("two-column", "@"). Plain words may be paraphrased; coverage and similarity
-    weigh those."""
-    concepts = [c for c in concepts if not c.told]
-    if not concepts or not missing:
+    weigh those. A concept only told is never key, but a rarer word told beside the ask
+    keeps its rarest concept from standing out ("There's this 'urgency' thing in the
+    changelog. Does it matter for a normal upload?")."""
+    asked = [c for c in concepts if not c.told]
+    if not asked or not missing:
         return False
-    top = max(c.weight for c in concepts)
     gone = set(missing)
-    rarest = max(concepts, key=lambda c: c.weight)
-    if (
-        rarest.text in gone
-        and rarest.weight > KEY_RARER * sorted(c.weight for c in concepts)[-2:][0]
-    ):
+    rarest = max(asked, key=lambda c: c.weight)
+    second = max((c.weight for c in concepts if c is not rarest), default=rarest.weight)
+    if rarest.text in gone and rarest.weight > KEY_RARER * second:
         return True  # the one word that sets the question apart ("dividend")
-    return any(
-        c.text in gone and c.kind != "term" and c.weight >= KEY_SHARE * top for c in concepts
-    )
+    top = rarest.weight
+    return any(c.text in gone and c.kind != "term" and c.weight >= KEY_SHARE * top for c in asked)
 
 
 _SECOND_ASK = re.compile(
