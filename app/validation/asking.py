@@ -15,6 +15,8 @@ import re
 
 _SENTENCE_END = re.compile(r"(?:(?<=[^\W_)\]'\"\u2019\u201d%][.!?:;\u2026])|(?<=\.\.\.))\s+")
 """Where a sentence ends: a mark after a word (not "the ! and @ column specifiers")."""
+_PART_END = re.compile(r"[.!?:;\u2026]+$")
+"""The marks that end one sentence of a question ("?", "...", ":")."""
 
 
 def asking_part(question: str) -> str:
@@ -126,10 +128,8 @@ def topic(question: str) -> str:
 
 
 def _untalked(text: str) -> str:
+    """``text`` with every introducing phrase and aside taken out (where they stood: spaces)."""
     return ASKER_ASIDE.sub(" ", ASKER_INTRO.sub(" ", text))
-
-
-_PART_END = re.compile(r"[.!?:;\u2026]+$")
 
 
 def _tidy(text: str, stop: str) -> str:
