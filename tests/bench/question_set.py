@@ -16,7 +16,9 @@ Maintainers' Guide, a real dblatex PDF checked in under ``data/``), and a sevent
 held-out check of the phrasing work that ``chatty`` is the development set of, read after its
 second run and since then a development set too) and an eighth, ``talk2`` (questions_talk2.jsonl:
 chattily phrased questions over the Debian FAQ, a real PDF checked in under ``data/``: the
-phrasing work's check once ``talk`` had been read).
+phrasing work's check once ``talk`` had been read), and a ninth, ``talk3`` (questions_talk3.jsonl:
+chattily phrased German questions over the German Debian Reference, a real PDF under ``data/``,
+written after the phrasing rules were fixed).
 
 Shared by ``tests.bench.eval_answers`` (the ``make eval`` runner) and the unit test that guards the
 JSONL file, so both judge questions and evidence by exactly the same rules.
@@ -49,6 +51,7 @@ EBIKE_QUESTIONS_PATH = Path(__file__).with_name("questions_ebike.jsonl")
 MAINT_QUESTIONS_PATH = Path(__file__).with_name("questions_maint.jsonl")
 TALK_QUESTIONS_PATH = Path(__file__).with_name("questions_talk.jsonl")
 TALK2_QUESTIONS_PATH = Path(__file__).with_name("questions_talk2.jsonl")
+TALK3_QUESTIONS_PATH = Path(__file__).with_name("questions_talk3.jsonl")
 BENCH_DATA = Path(__file__).with_name("data")  # freely licensed PDFs kept in the repo
 DEFAULT_CORPUS = Path("/work/shared/corpus")
 MIXED_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-mixed"
@@ -291,6 +294,16 @@ SETS: dict[str, QuestionSet] = {
         "held out: chattily typed questions (greetings, back-stories, two asks at once) over "
         "the Debian FAQ (a real 73-page PDF), written on 2026-11-23 by a helper who had not "
         "seen the verdict rules nor any other set; never used to tune",
+    ),
+    "talk3": QuestionSet(
+        "talk3",
+        TALK3_QUESTIONS_PATH,
+        BENCH_DATA,
+        False,
+        "held out: chattily typed German questions ('sag mal', 'mein Kollege meint', du and "
+        "Sie) over the German Debian Reference (a real 276-page PDF), written on 2026-11-23 "
+        "after the phrasing rules were fixed, by a helper who had seen neither the rules nor "
+        "any other set; never used to tune",
     ),
 }
 

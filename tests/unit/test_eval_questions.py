@@ -26,6 +26,7 @@ from tests.bench.question_set import (
     MIXED_QUESTIONS_PATH,
     QUESTIONS_PATH,
     TALK2_QUESTIONS_PATH,
+    TALK3_QUESTIONS_PATH,
     TALK_QUESTIONS_PATH,
     AlsoStated,
     Question,
@@ -322,6 +323,8 @@ def test_every_chatty_evidence_occurs_on_its_page_only(
         pytest.param(TALK_QUESTIONS_PATH, "t", {"fhs-3.0.pdf", "maint-guide.en.pdf"}, id="talk"),
         # the same, over a real FAQ no other set is about: the check once talk was read
         pytest.param(TALK2_QUESTIONS_PATH, "u", {"debian-faq.en.pdf"}, id="talk2"),
+        # chatty German questions over a real German reference
+        pytest.param(TALK3_QUESTIONS_PATH, "g", {"debian-reference.de.pdf"}, id="talk3"),
     ],
 )
 def test_a_held_out_set_is_valid_distinct_and_not_copied(
@@ -360,6 +363,10 @@ def test_every_talk_evidence_occurs_on_its_page_only() -> None:
 
 def test_every_talk2_evidence_occurs_on_its_page_only() -> None:
     assert_evidence_on_its_page_only(load_questions(TALK2_QUESTIONS_PATH), BENCH_DATA)
+
+
+def test_every_talk3_evidence_occurs_on_its_page_only() -> None:
+    assert_evidence_on_its_page_only(load_questions(TALK3_QUESTIONS_PATH), BENCH_DATA)
 
 
 def test_every_ebike_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
