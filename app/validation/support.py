@@ -385,7 +385,7 @@ def coverage(
             unmatched.append(c)
     if unmatched and similar is not None:
         cands = neighbour_candidates(set(ev.words), ev.lang)
-        if not knows:  # only a kin word can count: embed no other (German: 26 -> ms)
+        if not knows:  # only a kin word can count: embed no other word
             cands = [w for w in cands if any(kin(c, w, ev.lang) for c in unmatched)]
         if cands:
             sims = similar([c.text.lstrip("\\") for c in unmatched], cands)
