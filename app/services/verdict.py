@@ -32,7 +32,6 @@ from app.core.textkit import detect_language, restates
 from app.generation.prompt import PromptBundle, sentence_units
 from app.services.answers import FAR_TEXT, REFUSAL_TEXT, refusal
 from app.validation.answer_checks import contradiction, repeats_itself
-from app.validation.asking import topic
 from app.validation.closest import closest_passages as passages_near
 from app.validation.support import (
     Concept,
@@ -40,10 +39,9 @@ from app.validation.support import (
     SupportCheck,
     WordSimilarity,
     absent_concepts,
+    asked_concepts,
     assess,
     coverage,
-    key_concepts,
-    mark_told,
     quoted,
     said_names,
 )
@@ -178,12 +176,11 @@ def question_concepts(
     ``languages``: those whose words ``embed`` knows, see :func:`word_languages`).
     """
     t0 = time.perf_counter()
-    question = topic(question)  # the asker's talk ("any idea", "I was wondering") is no concept
-    plain = key_concepts(question)
+    plain = asked_concepts(question)  # the asker's talk ("any idea") is no concept
     words = {k for c in plain for k in (*c.keys, *c.parts)}
     words |= {c.text.lower().lstrip("\\") for c in plain}
     df, n_chunks = counts(words)
-    concepts = mark_told(key_concepts(question, df=df, n_chunks=n_chunks), question)
+    concepts = asked_concepts(question, df=df, n_chunks=n_chunks)
     # a word only the situation told ('my knees', 'a neighbour gave us a bag') is no
     # concept the library must have: only the asking sentences' concepts can be absent
     absent = [c for c in absent_concepts(concepts, df) if not c.told]

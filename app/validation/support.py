@@ -274,6 +274,20 @@ def mark_told(concepts: Sequence[Concept], question: str) -> list[Concept]:
     return sorted(out, key=lambda c: -c.counted)
 
 
+def asked_concepts(
+    question: str,
+    *,
+    lang: str | None = None,
+    df: Mapping[str, int] | None = None,
+    n_chunks: int = 0,
+) -> list[Concept]:
+    """The key concepts of what ``question`` asks (:func:`key_concepts` with the same
+    arguments): the asker's talk left out (:func:`topic`), and those only the situation
+    told marked (:func:`mark_told`)."""
+    told = topic(question)
+    return mark_told(key_concepts(told, lang=lang, df=df, n_chunks=n_chunks), told)
+
+
 def absent_concepts(concepts: Sequence[Concept], df: Mapping[str, int]) -> list[Concept]:
     """Concepts that no chunk of the library contains (by the full-text index's counts).
 
@@ -507,11 +521,7 @@ def assess(
     """
     lang = detect_language(" ".join([question, *evidence]))
     ev = Evidence.of([*evidence, *context], lang)
-    concepts = (
-        list(concepts)
-        if concepts is not None
-        else mark_told(key_concepts(told := topic(question), lang=lang), told)
-    )
+    concepts = list(concepts) if concepts is not None else asked_concepts(question, lang=lang)
     cov, covered, missing = coverage(
         concepts, ev, similar=similar, similar_languages=similar_languages
     )
