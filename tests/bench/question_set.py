@@ -18,7 +18,9 @@ second run and since then a development set too) and an eighth, ``talk2`` (quest
 chattily phrased questions over the Debian FAQ, a real PDF checked in under ``data/``: the
 phrasing work's check once ``talk`` had been read), and a ninth, ``talk3`` (questions_talk3.jsonl:
 chattily phrased German questions over the German Debian Reference, a real PDF under ``data/``,
-written after the phrasing rules were fixed).
+written after the phrasing rules were fixed), and a tenth, ``talk4`` (questions_talk4.jsonl:
+German questions, half plain and half chatty, over the German LinuxCNC developer manual, a real
+PDF under ``data/``, written on 2026-11-24 as the check of that day's work).
 
 Shared by ``tests.bench.eval_answers`` (the ``make eval`` runner) and the unit test that guards the
 JSONL file, so both judge questions and evidence by exactly the same rules.
@@ -52,6 +54,7 @@ MAINT_QUESTIONS_PATH = Path(__file__).with_name("questions_maint.jsonl")
 TALK_QUESTIONS_PATH = Path(__file__).with_name("questions_talk.jsonl")
 TALK2_QUESTIONS_PATH = Path(__file__).with_name("questions_talk2.jsonl")
 TALK3_QUESTIONS_PATH = Path(__file__).with_name("questions_talk3.jsonl")
+TALK4_QUESTIONS_PATH = Path(__file__).with_name("questions_talk4.jsonl")
 BENCH_DATA = Path(__file__).with_name("data")  # freely licensed PDFs kept in the repo
 DEFAULT_CORPUS = Path("/work/shared/corpus")
 MIXED_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-mixed"
@@ -304,6 +307,15 @@ SETS: dict[str, QuestionSet] = {
         "Sie) over the German Debian Reference (a real 276-page PDF), written on 2026-11-23 "
         "after the phrasing rules were fixed, by a helper who had seen neither the rules nor "
         "any other set; never used to tune",
+    ),
+    "talk4": QuestionSet(
+        "talk4",
+        TALK4_QUESTIONS_PATH,
+        BENCH_DATA,
+        False,
+        "held out: German questions, half plain and half chatty, over the German LinuxCNC "
+        "developer manual (a real 82-page PDF on CNC motion control), written on 2026-11-24 by "
+        "a helper who had seen neither the rules nor any other set; never used to tune",
     ),
 }
 

@@ -27,6 +27,7 @@ from tests.bench.question_set import (
     QUESTIONS_PATH,
     TALK2_QUESTIONS_PATH,
     TALK3_QUESTIONS_PATH,
+    TALK4_QUESTIONS_PATH,
     TALK_QUESTIONS_PATH,
     AlsoStated,
     Question,
@@ -325,6 +326,8 @@ def test_every_chatty_evidence_occurs_on_its_page_only(
         pytest.param(TALK2_QUESTIONS_PATH, "u", {"debian-faq.en.pdf"}, id="talk2"),
         # chatty German questions over a real German reference
         pytest.param(TALK3_QUESTIONS_PATH, "g", {"debian-reference.de.pdf"}, id="talk3"),
+        # German, plain and chatty, over a real manual on another subject (CNC control)
+        pytest.param(TALK4_QUESTIONS_PATH, "k", {"linuxcnc-developer.de.pdf"}, id="talk4"),
     ],
 )
 def test_a_held_out_set_is_valid_distinct_and_not_copied(
@@ -367,6 +370,10 @@ def test_every_talk2_evidence_occurs_on_its_page_only() -> None:
 
 def test_every_talk3_evidence_occurs_on_its_page_only() -> None:
     assert_evidence_on_its_page_only(load_questions(TALK3_QUESTIONS_PATH), BENCH_DATA)
+
+
+def test_every_talk4_evidence_occurs_on_its_page_only() -> None:
+    assert_evidence_on_its_page_only(load_questions(TALK4_QUESTIONS_PATH), BENCH_DATA)
 
 
 def test_every_ebike_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
