@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -340,10 +339,11 @@ def kin(c: Concept, word: str, lang: str) -> bool:
     letters ("auszurichten" for "Ausrichtung"). What counts as a paraphrase in a language
     the word vectors do not know."""
     s = textkit.stem(word, lang)
+    head = s[:KIN_PREFIX] if len(s) >= KIN_PREFIX else None  # a shorter stem has no prefix
     for k in (*c.keys, *c.parts):
         if len(k) >= 4 and s.startswith(k):
             return True
-        if len(os.path.commonprefix([k, s])) >= KIN_PREFIX:
+        if head is not None and k.startswith(head):  # the first KIN_PREFIX letters agree
             return True
     return False
 

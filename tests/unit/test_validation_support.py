@@ -394,6 +394,8 @@ def test_in_another_language_only_kin_words_are_embedded() -> None:
         ("Ausrichtung", "auszurichten", True),  # the same verb with "zu" inside
         ("Anmeldung", "anmelden", True),
         ("Versicherung", "verschattetes", False),  # four shared letters are chance
+        ("Leistung", "leisten", True),  # a stem of five letters the concept begins with
+        ("Leistung", "leise", False),  # ... but of four ("leis") is chance
         ("Mehrwertsteuer", "mehr", False),  # the word is a piece of the concept, not it
         ("Zuschuss", "Überschuss", False),
     ],
