@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from functools import lru_cache
 
 import snowballstemmer
@@ -201,6 +201,36 @@ def detect_language(text: str, *, default: str = DEFAULT_LANGUAGE) -> str:
     if counts[best] < MIN_LANGUAGE_HITS or counts[best] <= counts.get(default, 0):
         return default
     return best
+
+
+LANGUAGE_MIN_SHARE = 0.2
+"""A vocabulary is (partly) in a language when it holds at least this share of the stop
+words only that language lists (:func:`own_stop_words`): "und", "nicht", "wird" for German,
+"the", "which" for English. Measured on the bench PDFs' words: the language a text is
+written in 0.29 (a three-page brochure) to 0.76, English words inside German manuals
+0.36-0.43, any other language at most 0.14 (Danish in the Debian FAQ)."""
+
+
+@lru_cache(maxsize=1)
+def own_stop_words() -> dict[str, frozenset[str]]:
+    """Each language's stop words that no other language lists ("die", "in" and "also"
+    are words of several: they tell no language apart)."""
+    lists = {lang: stop_words(lang) for lang in LANGUAGES}
+    return {
+        lang: words_ - frozenset().union(*(w for other, w in lists.items() if other != lang))
+        for lang, words_ in lists.items()
+    }
+
+
+def languages_in(vocabulary: Collection[str]) -> list[str]:
+    """The languages a body of text is written in, judged by its distinct lower-case words
+    (a library's words: ["de", "en"] for English manuals with a German brochure)."""
+    have = set(vocabulary)
+    return [
+        lang
+        for lang, own in own_stop_words().items()
+        if own and len(own & have) >= LANGUAGE_MIN_SHARE * len(own)
+    ]
 
 
 def restates(sentence: str, question: str, lang: str = "en") -> bool:

@@ -36,6 +36,7 @@ from app.core.progress import (
     no_progress,
 )
 from app.core.protocols import AskLibrary, ChatModel
+from app.core.textkit import languages_in, stem
 from app.core.timing import ms_since
 from app.generation import chat_model_from_settings, local_chat_model
 from app.generation.prompt import PromptBundle, Similarity, system_prompt
@@ -127,9 +128,10 @@ class AskService:
 
         At most ``limit`` words (default: as many as the cache keeps, 20,000), those in the
         most chunks first, in batches, pausing while a question is being answered; needs the
-        library's words counted (``Library.count_words``). Returns how many words were
-        embedded. For long-running front ends: a one-shot command would spend seconds on
-        words it never needs.
+        library's words counted (``Library.count_words``); then stems them in the library's
+        languages (:meth:`_stem_words`). Returns how many words were embedded. For
+        long-running front ends: a one-shot command would spend seconds on words it never
+        needs.
         """
         embed = self._embed()
         if embed is None:
@@ -137,13 +139,32 @@ class AskService:
         common = self.library.common_words(embed.max_words if limit is None else limit)
         words = embed.unknown(neighbour_candidates(common, "en"))
         for start in range(0, len(words), WARM_BATCH):
-            while self._asking and not (cancel and cancel.cancelled):
-                time.sleep(0.05)
-            if cancel is not None and cancel.cancelled:
+            if not self._wait_for_questions(cancel):
                 return start
             embed(words[start : start + WARM_BATCH])
         logger.info("embedded %d of the library's words ahead of questions", len(words))
+        self._stem_words(common, cancel)
         return len(words)
+
+    def _stem_words(self, words: Sequence[str], cancel: CancelToken | None) -> None:
+        """Stem the library's words in each language it is written in, so that the support
+        check finds a passage's stems remembered: a German word takes ~30 us to stem in pure
+        Python, and over the German Debian Reference a question's passages brought ~340
+        words not stemmed before, ~10 ms of its check."""
+        for lang in languages_in(words):
+            for start in range(0, len(words), WARM_BATCH):
+                if not self._wait_for_questions(cancel):
+                    return
+                for w in words[start : start + WARM_BATCH]:
+                    stem(w, lang)
+            logger.info("stemmed %d of the library's words (%s)", len(words), lang)
+
+    def _wait_for_questions(self, cancel: CancelToken | None) -> bool:
+        """Wait while a question is being answered (warming yields to it); False when
+        ``cancel`` says to stop."""
+        while self._asking and not (cancel and cancel.cancelled):
+            time.sleep(0.05)
+        return not (cancel is not None and cancel.cancelled)
 
     def load_model(self, path: Path | None) -> None:
         """Switch to the GGUF at ``path`` (None: the embedded default), whatever ``llm_url``

@@ -10,11 +10,15 @@ from app.core.textkit import (
     content_stems,
     content_words,
     detect_language,
+    languages_in,
+    own_stop_words,
     stem,
     stop_words,
     tokens,
     words,
 )
+from tests.bench.corpus_gen import book as corpus_book
+from tests.bench.corpus_gen import german as corpus_german
 
 pytestmark = pytest.mark.unit
 
@@ -98,3 +102,28 @@ def test_content_words_and_stems() -> None:
 )
 def test_detect_language(text: str, lang: str) -> None:
     assert detect_language(text) == lang
+
+
+def _chapters_text(chapters: list[tuple[str, list[object]]]) -> str:
+    return " ".join(p for _, paras in chapters for p in paras if isinstance(p, str))
+
+
+def test_languages_in_a_library_vocabulary() -> None:
+    """A three-page German brochure is German (its words hold 29% of the stop words only
+    German lists), an English book English, the two together both, and no language whose
+    stop words share forms with German ("die", "man" in Danish and Dutch) is taken for one."""
+    german = set(words(_chapters_text(corpus_german.CHAPTERS)))
+    english = set(words(_chapters_text(corpus_book.CHAPTERS)))
+    assert languages_in(german) == ["de"]
+    assert languages_in(english) == ["en"]
+    assert languages_in(german | english) == ["de", "en"]
+    assert languages_in(set(words("the cat sat on the mat"))) == [], "too few words to tell"
+
+
+def test_own_stop_words_belong_to_one_language_each() -> None:
+    own = own_stop_words()
+    assert "und" in own["de"] and "the" in own["en"]
+    assert "die" not in own["de"], "Dutch lists it too"
+    for lang, mine in own.items():
+        for other, theirs in own.items():
+            assert other == lang or not mine & theirs

@@ -241,6 +241,20 @@ def test_warm_words_embeds_each_word_once(library: Library) -> None:
     assert asker.warm_words() == 0, "nothing left to embed"
 
 
+def test_warm_words_stems_the_library_words_in_its_languages(library: Library) -> None:
+    """After warming, stemming a passage's words costs nothing: each is remembered."""
+    library.count_words()
+    words = library.common_words(20_000)
+    assert textkit.languages_in(words) == ["en"]
+    textkit.stem.cache_clear()
+    _asker(library).warm_words()
+    before = textkit.stem.cache_info()
+    for w in words:
+        textkit.stem(w, "en")
+    after = textkit.stem.cache_info()
+    assert after.misses == before.misses and after.hits == before.hits + len(words)
+
+
 def test_warm_words_stops_when_cancelled(library: Library) -> None:
     library.count_words()
     asker = _asker(library)
