@@ -60,12 +60,13 @@ QUESTION_FILLER = frozenset(
     give list name show use used uses using want way get make know supposed ought gonna gotta
     wanna
     darf dürfen möchte bitte erkläre erklären beschreibe beschreiben gib nenne nennen zeige
-    zeigen verwende verwenden benutze benutzen bekomme bekommt bekommen mache macht weiß
-    wissen""".split()  # noqa: SIM905
+    zeigen verwende verwenden benutze benutzen bekomme bekommt bekommen kriege kriegst kriegt
+    kriegen krieg mach mache macht sag sage sagt sagen weiß wissen""".split()  # noqa: SIM905
 )
 """Words a question is phrased with rather than asking about ("How can I use ...", "Darf ich
 ...", "bekomme ich"), modal verbs and their like ("am I supposed to", "ought to"): English, and
-their German counterparts where the German stop-word list lacks them."""
+their German counterparts where the German stop-word list lacks them (the everyday "kriegen"
+for "bekommen", "mach" and "sag" as "make" and "tell" are)."""
 
 SOURCE_TALK = frozenset(
     """according answer answers cite cited cites document documents example given mention
@@ -81,8 +82,9 @@ ASKING_WORDS = frozenset(
     good best better instead rather usually typically generally every several various
     certain like follows following simply basically thus hence therefore reason reasons
     roughly approximately
-    viel viele wann wie wo wer welche welcher welches warum gibt lange groß hoch oft weit
-    brauche braucht brauchen nötig notwendig möglich ungefähr etwa genau eigentlich wirklich
+    viel viele wann wie wo wer welche welcher welches warum wieso weshalb weswegen woran
+    wozu womit wodurch worauf worum wofür wovon gibt lange groß hoch oft weit
+    brauche brauch braucht brauchen nötig notwendig möglich ungefähr etwa genau eigentlich wirklich
     normalerweise meist meistens besser beste richtig falsch""".split()  # noqa: SIM905
 )
 """Words that say what kind of answer is wanted, not what it is about ("how many", "why ...
@@ -93,8 +95,9 @@ CHAT_WORDS = frozenset(
     someone somebody anyone anybody everyone everybody nobody somewhere anywhere everywhere
     nowhere everything nothing us got gotten pretty quite fairly somewhat enough still
     maybe perhaps probably lots bunch stuff
-    hallo danke jemand jemanden jemandem irgendwer irgendwo irgendwie irgendwann
-    bisschen ziemlich vielleicht wohl halt eben mal ja schon""".split()  # noqa: SIM905
+    hallo moin servus danke jemand jemanden jemandem irgendwer irgendwas irgendwo irgendwie
+    irgendwann bisschen ziemlich vielleicht wohl halt eben mal ja schon kram zeug nix
+    """.split()  # noqa: SIM905
 )
 """Words of chat rather than of a topic: greetings, thanks and apologies ("Hi, sorry if this is
 a dumb question"), indefinite pronouns ("someone told me"), "us", hedges and degree words

@@ -49,12 +49,15 @@ ASKER_INTRO = re.compile(
       | wisst\s+ihr
       | ich\s+frag(?:e)?\s+mich
       | kurze\s+frage
+      | kurz\s+gefragt
+      | sag(?:en\s+sie|t)?\s+(?:mir\s+)?mal
+      | (?:kannst|könntest|können|könnten)\s+(?:du|sie|ihr)\s+mir\s+(?:bitte\s+|mal\s+)?sagen
     )(?!\w)[\s,:;.\u2026-]*"""
 )
 """What an asker says to introduce a question, not what the question is about ("any idea",
-"I was wondering", "quick question", "weißt du", "ich frag mich"): the words before it in
-its sentence tell the situation ("I'm skimming this paper for a class and I was wondering,
-how many ...")."""
+"I was wondering", "quick question", "weißt du", "ich frag mich", "sag mal", "können Sie mir
+sagen"): the words before it in its sentence tell the situation ("I'm skimming this paper for
+a class and I was wondering, how many ...")."""
 ASKER_ASIDE = re.compile(
     rf"""(?ix)(?<!\w)(?:
         i\s+mean
