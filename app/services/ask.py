@@ -246,11 +246,10 @@ class AskService:
         )
         if bundle is None:
             return run.refusal(NO_HITS_TEXT)
-        if concepts.absent and bundle.relevance < verdict.ABSENT_MAX_RELEVANCE:
+        telling = concepts.telling(run.question)
+        if telling and bundle.relevance < verdict.ABSENT_MAX_RELEVANCE:
             # a key concept is nowhere in the library, and nothing is close: no generation
-            logger.info(
-                "refusing: %s occur nowhere in the library", [c.text for c in concepts.absent]
-            )
+            logger.info("refusing: %s occur nowhere in the library", [c.text for c in telling])
             refused = verdict.absent_refusal(run.question, concepts, run.pairs)
             refused.model = model.name
             return refused

@@ -44,6 +44,7 @@ from app.validation.support import (
     coverage,
     quoted,
     said_names,
+    telling_absence,
 )
 
 logger = logging.getLogger(__name__)
@@ -155,6 +156,12 @@ class Concepts:
     absent: list[Concept] = field(default_factory=list)
     ms: float = 0.0
 
+    def telling(self, question: str) -> list[Concept]:
+        """The absent concepts that say the library cannot answer ``question`` before
+        anything is generated (:func:`telling_absence`: in German, nouns, not verbs)."""
+        lang = detect_language(question)
+        return [c for c in self.absent if telling_absence(c, question, lang)]
+
 
 TermCounts = Callable[[Iterable[str]], tuple[dict[str, int], int]]
 """Words -> (chunks containing each word, chunks in the library): the full-text index."""
@@ -198,7 +205,8 @@ def absent_refusal(
 ) -> Answer:
     """Refuse before generation: a key concept occurs nowhere in the library."""
     names = [c.text for c in concepts.absent]
-    text = f"No passage in your library mentions {quoted(said_names(question, names))}."
+    telling = [c.text for c in concepts.telling(question)] or names
+    text = f"No passage in your library mentions {quoted(said_names(question, telling))}."
     support = Support(
         score=0.0,
         covered=[c.text for c in concepts.items if c not in concepts.absent],

@@ -306,6 +306,31 @@ def absent_concepts(concepts: Sequence[Concept], df: Mapping[str, int]) -> list[
     return out
 
 
+_SENTENCE_OPENING = re.compile(
+    r"(?:^|[.!?:;\u2026])[\s\"'\u201e\u201c\u201a\u2018(\u2013\u2014-]*$"
+)
+"""What stands before the first word of a sentence: nothing, or an end mark, with spaces,
+opening quotes, brackets or dashes."""
+
+
+def telling_absence(c: Concept, question: str, lang: str) -> bool:
+    """Whether ``c``, absent from the library, tells that the library cannot answer
+    ``question`` before anything is generated.
+
+    In German, whose nouns are capitalised, only a noun, a name, a compound or a \\command
+    does. A lower-case word there is a verb, adjective or adverb: a form the stemmer missed
+    ("weglasse" for "lassen Sie ... weg", "drinsteht") or everyday speech ("flotter"), which
+    the check after generation still weighs; so is a capitalised word that only opens its
+    sentence ("Komm ich dann noch an meine Daten?"). Elsewhere every absent concept does."""
+    if lang != "de" or c.kind != "term":
+        return True
+    for m in re.finditer(rf"(?<!\w){re.escape(c.text)}(?!\w)", question):
+        opens = _SENTENCE_OPENING.search(question[: m.start()]) is not None
+        if c.text[:1].isupper() and not opens:
+            return True
+    return False
+
+
 def _matches(c: Concept, ev: Evidence) -> bool:
     if c.kind == "symbol":
         return any(m.group() == c.text for m in _SYMBOL.finditer(ev.text))

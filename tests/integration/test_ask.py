@@ -226,6 +226,12 @@ def test_cli_german_concept_absent_from_the_library_is_refused_before_generation
     answered = ask_json(german_lib, capsys, "Wie lange hält ein Wechselrichter?")
     assert answered["mode"] == "answer" and answered["citations"]
 
+    # a verb the guide lacks ("kaputtgehen") is no noun: no refusal before generation, and
+    # the answer's status line says what is missing
+    verb = ask_json(german_lib, capsys, "Wie lange hält ein Wechselrichter, bis er kaputtgeht?")
+    assert verb["mode"] == "answer" and verb["timings_ms"]["generate"] > 0
+    assert "kaputtgeht" in verb["validation"]["support"]["absent"]
+
 
 def test_streaming_delivers_answer_text_only(service: AskService) -> None:
     pieces: list[str] = []

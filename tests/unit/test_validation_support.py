@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from app.core.textkit import restates
+from app.core.textkit import detect_language, restates
 from app.validation.answer_checks import answer_type, contradiction, type_present
 from app.validation.asking import asking_part, topic
 from app.validation.support import (
@@ -21,6 +21,7 @@ from app.validation.support import (
     key_missing,
     kin,
     mark_told,
+    telling_absence,
 )
 
 pytestmark = pytest.mark.unit
@@ -622,6 +623,13 @@ def test_the_asking_part_leaves_out_the_situation_told(question: str, part: str)
             "Der Installateur will uns einen Speicher verkaufen. wie groß er sein sollte?",
         ),
         ("Weißt du zufällig, wie das Wetter wird?", "wie das Wetter wird?"),
+        ("Sag mal, wie lange hält ein Wechselrichter?", "wie lange hält ein Wechselrichter?"),
+        ("Sagen Sie mal, wo melde ich die Anlage an?", "wo melde ich die Anlage an?"),
+        (  # "can you tell me"
+            "Können Sie mir sagen, wie ich das flotter kriege?",
+            "wie ich das flotter kriege?",
+        ),
+        ("Kurz gefragt: welche Shell führt das aus?", "welche Shell führt das aus?"),
         (  # the asker tells of themselves, then asks in the same sentence
             "We don't have a car at the moment, so is there any bus out to the lighthouse?",
             "We don't have a car at the moment. is there any bus out to the lighthouse?",
@@ -693,3 +701,31 @@ def test_words_of_chat_are_no_concepts() -> None:
     assert texts(q) == ["dumb", "question", "signs", "keys"]
     # a word that names a topic in documents stays a concept
     assert texts("Should the sticky bit be set on /tmp?") == ["sticky", "bit", "set", "tmp"]
+
+
+def test_german_words_of_chat_are_no_concepts() -> None:
+    """The German counterparts of words the English lists have ("get", "stuff", "why",
+    "anything"): "kriegen" for "bekommen", "Kram", "nix", "wieso", "irgendwas"."""
+    q = "Moin! Wieso krieg ich irgendwas von dem Kram nicht gelöscht, mach ich was falsch?"
+    assert texts(q) == ["gelöscht"]
+
+
+@pytest.mark.parametrize(
+    ("question", "word", "telling"),
+    [
+        # nouns are capitalised in German: the topic; other words may be forms the stemmer
+        # missed or everyday speech, which the check after generation still weighs
+        ("Wie lang sollte das Kennwort mindestens sein?", "Kennwort", True),
+        ("Welche Ordner lasse ich weg, weil da nur Müll drinsteht?", "drinsteht", False),
+        ("Wie bekomme ich die Maschine flotter?", "flotter", False),
+        ("Komm ich dann noch an meine Daten?", "Komm", False),  # opens its sentence: a verb?
+        ("Meine Daten sind weg. Komm ich noch ran?", "Komm", False),
+        ("Gibt es eine Notfall-Lösung?", "Notfall-Lösung", True),  # a compound
+        ("Who painted the Mona Lisa?", "painted", True),  # English: every absent concept
+    ],
+)
+def test_what_absent_from_the_library_refuses_at_once(
+    question: str, word: str, telling: bool
+) -> None:
+    [c] = [c for c in key_concepts(question) if c.text == word]
+    assert telling_absence(c, question, detect_language(question)) is telling

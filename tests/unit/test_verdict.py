@@ -133,6 +133,24 @@ def test_a_word_of_the_situation_told_is_not_absent_only_what_is_asked() -> None
     assert [x.text for x in verdict.question_concepts(plain, counts, pairs()).absent] == ["broker"]
 
 
+def test_in_german_only_an_absent_noun_refuses_before_generation() -> None:
+    """A lower-case word is no noun in German: the verb form "kaputtgeht" may be one the
+    stemmer missed, so it is absent but does not refuse at once; a noun the library lacks
+    does, and the refusal names it."""
+    german = pairs(["Der Wechselrichter hält meist 12 bis 15 Jahre."])
+    q = "Wie lange hält ein Wechselrichter, bis er kaputtgeht?"
+    c = verdict.question_concepts(q, counts, german)
+    assert [x.text for x in c.absent] == ["kaputtgeht"] and c.telling(q) == []
+    q = "Wie lange hält ein Wechselrichter bei Hagelschäden, bis er kaputtgeht?"
+    c = verdict.question_concepts(q, counts, german)
+    assert {x.text for x in c.absent} == {"Hagelschäden", "kaputtgeht"}
+    assert [x.text for x in c.telling(q)] == ["Hagelschäden"]
+    refused = verdict.absent_refusal(q, c, german)
+    assert refused.answer == "No passage in your library mentions \u2018Hagelschäden\u2019."
+    assert refused.validation.support is not None
+    assert set(refused.validation.support.absent) == {"Hagelschäden", "kaputtgeht"}
+
+
 def test_a_german_refusal_names_the_nouns_it_misses() -> None:
     names = ["Versicherung", "kommt", "Hagelschäden"]
     q = "Welche Versicherung kommt für Hagelschäden an den Modulen auf?"
