@@ -164,6 +164,29 @@ def stem(word: str, lang: str = DEFAULT_LANGUAGE) -> str:
     return str(_stemmer(lang).stemWord(w))
 
 
+_DE_ENDINGS = ("e", "en", "er", "ern", "es", "s", "ens")
+_DE_E_ENDINGS = ("n", "r", "rn", "s")  # after a final e: "Etappe" -> "Etappen"
+_DE_UMLAUT_ENDINGS = ("e", "en", "er", "ern")
+_DE_LAST_VOWEL = re.compile(r"(au|a|o|u)(?=[^aeiouäöü]*$)")
+_UMLAUT = {"au": "äu", "a": "ä", "o": "ö", "u": "ü"}
+
+
+def inflected_forms(word: str, lang: str) -> list[str]:
+    """Longer forms of ``word`` the stemmer cannot take back to it from ``word`` alone, in
+    languages that inflect by endings (German only, for now): "bild" -> "bilder", "bildern",
+    ...; "kennwort" -> "kennwörter"; "weglasse" -> "weglassen". A library that has only
+    "Bilder" has the concept "Bild"; its keyword index, which stems as English does, does
+    not find it by "bild". Lower-cased; empty for other languages."""
+    w = word.lower()
+    if lang != "de" or not w.isalpha() or len(w) < 3:
+        return []
+    forms = [w + e for e in (_DE_E_ENDINGS if w.endswith("e") else _DE_ENDINGS)]
+    umlauted = _DE_LAST_VOWEL.sub(lambda m: _UMLAUT[m.group(1)], w, count=1)
+    if umlauted != w:
+        forms += [umlauted + e for e in _DE_UMLAUT_ENDINGS]
+    return forms
+
+
 def is_content(word: str, stops: frozenset[str]) -> bool:
     """Whether a lower-cased word carries content: not a stop word, and not a lone letter."""
     return word not in stops and (len(word) >= 2 or word.isdigit())

@@ -28,7 +28,7 @@ import numpy as np
 
 from app.core.models import Answer, Chunk, Citation, Source, Support
 from app.core.text import collapse_ws
-from app.core.textkit import detect_language, restates
+from app.core.textkit import detect_language, inflected_forms, restates
 from app.generation.prompt import PromptBundle, sentence_units
 from app.services.answers import FAR_TEXT, REFUSAL_TEXT, refusal
 from app.validation.answer_checks import contradiction, repeats_itself
@@ -187,6 +187,7 @@ def question_concepts(
     words = {k for c in plain for k in (*c.keys, *c.parts)}
     words |= {c.text.lower().lstrip("\\") for c in plain}
     df, n_chunks = counts(words)
+    df = _with_inflected_forms(df, plain, detect_language(question), counts)
     concepts = asked_concepts(question, df=df, n_chunks=n_chunks)
     # a word only the situation told ('my knees', 'a neighbour gave us a bag') is no
     # concept the library must have: only the asking sentences' concepts can be absent
@@ -198,6 +199,29 @@ def question_concepts(
         )
         absent = [c for c in absent if c.text in missing]
     return Concepts(concepts, absent, (time.perf_counter() - t0) * 1000)
+
+
+def _with_inflected_forms(
+    df: dict[str, int], concepts: Sequence[Concept], lang: str, counts: TermCounts
+) -> dict[str, int]:
+    """``df`` with a word no chunk has counted by its longer forms (:func:`inflected_forms`):
+    the keyword index stems as English does, so "Bild" counts no chunk of a German library
+    that only has "Bilder", and would be called absent. One more lookup, only for words
+    counted 0 in a language that inflects by endings."""
+    unseen = {
+        c.text.lower(): forms
+        for c in concepts
+        if c.kind in ("term", "name")
+        and all(df.get(k, 0) == 0 for k in {c.text.lower(), *c.keys})
+        and (forms := inflected_forms(c.text, lang))
+    }
+    if not unseen:
+        return df
+    found, _ = counts([f for forms in unseen.values() for f in forms])
+    out = dict(df)
+    for word, forms in unseen.items():
+        out[word] = max(found.get(f, 0) for f in forms)
+    return out
 
 
 def absent_refusal(

@@ -10,6 +10,7 @@ from app.core.textkit import (
     content_stems,
     content_words,
     detect_language,
+    inflected_forms,
     languages_in,
     own_stop_words,
     stem,
@@ -127,3 +128,22 @@ def test_own_stop_words_belong_to_one_language_each() -> None:
     for lang, mine in own.items():
         for other, theirs in own.items():
             assert other == lang or not mine & theirs
+
+
+@pytest.mark.parametrize(
+    ("word", "form"),
+    [
+        ("Bild", "bilder"),  # -er plural
+        ("Kennwort", "kennwörter"),  # with umlaut
+        ("Zeilenumbrüche", "zeilenumbrüchen"),  # dative plural
+        ("Etappe", "etappen"),
+        ("weglasse", "weglassen"),  # the verb's infinitive
+    ],
+)
+def test_inflected_forms_of_a_german_word(word: str, form: str) -> None:
+    assert form in inflected_forms(word, "de")
+
+
+def test_inflected_forms_only_for_languages_that_inflect_by_endings() -> None:
+    assert inflected_forms("picture", "en") == []
+    assert inflected_forms("2020", "de") == [] and inflected_forms("zu", "de") == []

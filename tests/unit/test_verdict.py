@@ -151,6 +151,23 @@ def test_in_german_only_an_absent_noun_refuses_before_generation() -> None:
     assert set(refused.validation.support.absent) == {"Hagelschäden", "kaputtgeht"}
 
 
+def test_a_german_word_the_library_has_only_inflected_is_not_absent() -> None:
+    """The keyword index stems as English does: it counts no chunk for "Bild" when a German
+    library has only "Bilder". Its longer forms are counted too, so neither a refusal nor
+    a reason says the library lacks it; a word it truly lacks still is absent."""
+    library = ["Die Kamera speichert Bilder im Ordner mit Zeilenumbrüchen."]
+
+    def exact(words: Iterable[str]) -> tuple[dict[str, int], int]:  # whole words only
+        have = {w.lower() for t in library for w in t.replace(".", " ").split()}
+        return {w: int(w.lower() in have) for w in words}, 1
+
+    q = "Wo speichert die Kamera ein Bild und einen Zeilenumbruch?"
+    c = verdict.question_concepts(q, exact, [])
+    assert [x.text for x in c.absent] == []
+    q = "Wo speichert die Kamera ein Video?"
+    assert [x.text for x in verdict.question_concepts(q, exact, []).absent] == ["Video"]
+
+
 def test_a_german_refusal_names_the_nouns_it_misses() -> None:
     names = ["Versicherung", "kommt", "Hagelschäden"]
     q = "Welche Versicherung kommt für Hagelschäden an den Modulen auf?"
