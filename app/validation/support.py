@@ -324,11 +324,12 @@ def telling_absence(c: Concept, question: str, lang: str) -> bool:
     sentence ("Komm ich dann noch an meine Daten?"). Elsewhere every absent concept does."""
     if lang != "de" or c.kind != "term":
         return True
-    for m in re.finditer(rf"(?<!\w){re.escape(c.text)}(?!\w)", question):
-        opens = _SENTENCE_OPENING.search(question[: m.start()]) is not None
-        if c.text[:1].isupper() and not opens:
-            return True
-    return False
+    if not c.text[:1].isupper():
+        return False
+    return any(  # a noun somewhere inside a sentence, not only at its start
+        _SENTENCE_OPENING.search(question[: m.start()]) is None
+        for m in re.finditer(rf"(?<!\w){re.escape(c.text)}(?!\w)", question)
+    )
 
 
 def _matches(c: Concept, ev: Evidence) -> bool:
