@@ -246,10 +246,9 @@ class AskService:
         )
         if bundle is None:
             return run.refusal(NO_HITS_TEXT)
-        telling = concepts.telling(run.question)
-        if telling and bundle.relevance < verdict.ABSENT_MAX_RELEVANCE:
-            # a key concept is nowhere in the library, and nothing is close: no generation
-            logger.info("refusing: %s occur nowhere in the library", [c.text for c in telling])
+        refusing = concepts.refusing(run.question, bundle.relevance, self._word_languages())
+        if refusing:  # a key concept is nowhere in the library, and nothing is close
+            logger.info("refusing: %s occur nowhere in the library", [c.text for c in refusing])
             refused = verdict.absent_refusal(run.question, concepts, run.pairs)
             refused.model = model.name
             return refused

@@ -226,6 +226,19 @@ def test_cli_german_concept_absent_from_the_library_is_refused_before_generation
     answered = ask_json(german_lib, capsys, "Wie lange hält ein Wechselrichter?")
     assert answered["mode"] == "answer" and answered["citations"]
 
+    # the English embedder holds this question close to the guide (cosine 0.72, by the word
+    # pieces of "Photovoltaikmodulen"), but half of what it asks is nowhere in the library
+    near = ask_json(
+        german_lib,
+        capsys,
+        "Übernimmt die Gebäudeversicherung eigentlich Hagelschäden an den Photovoltaikmodulen?",
+    )
+    assert near["validation"]["status"] == "REFUSED" and near["timings_ms"]["generate"] == 0
+    assert near["answer"] == (
+        "No passage in your library mentions \u2018Gebäudeversicherung\u2019 or "
+        "\u2018Hagelschäden\u2019."
+    )
+
     # a verb the guide lacks ("kaputtgehen") is no noun: no refusal before generation, and
     # the answer's status line says what is missing
     verb = ask_json(german_lib, capsys, "Wie lange hält ein Wechselrichter, bis er kaputtgeht?")

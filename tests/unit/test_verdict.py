@@ -151,6 +151,25 @@ def test_in_german_only_an_absent_noun_refuses_before_generation() -> None:
     assert set(refused.validation.support.absent) == {"Hagelschäden", "kaputtgeht"}
 
 
+def test_in_a_language_the_vectors_do_not_know_absent_nouns_refuse_when_they_weigh_half() -> None:
+    """A close passage (cosine 0.72) holds off the refusal in English; in German, with an
+    English embedder, the cosine comes from shared word pieces, so nouns the library lacks
+    refuse when they are half of what is asked, and only then."""
+    german = pairs(["Photovoltaikmodule liefern auch bei Bewölkung etwas Strom."])
+    english = {"en"}
+    q = "Übernimmt die Gebäudeversicherung eigentlich Hagelschäden an den Photovoltaikmodulen?"
+    c = verdict.question_concepts(q, counts, german)
+    assert {x.text for x in c.refusing(q, 0.72, english)} == {"Gebäudeversicherung", "Hagelschäden"}
+    assert c.refusing(q, 0.72, None) == [], "a multilingual embedder's cosine is trusted"
+    assert c.refusing(q, 0.3, None), "nothing close: refused as before"
+    one = "Wie viel Strom liefern Photovoltaikmodule bei Bewölkung im Gebäude?"
+    c = verdict.question_concepts(one, counts, german)
+    assert [x.text for x in c.absent] == ["Gebäude"]
+    assert c.refusing(one, 0.72, english) == [], "one noun of four: answered, and named"
+    q = "How large was the watermark on the dividend?"
+    assert verdict.question_concepts(q, counts, pairs()).refusing(q, 0.72, english) == []
+
+
 def test_a_german_word_the_library_has_only_inflected_is_not_absent() -> None:
     """The keyword index stems as English does: it counts no chunk for "Bild" when a German
     library has only "Bilder". Its longer forms are counted too, so neither a refusal nor
