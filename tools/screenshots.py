@@ -13,7 +13,7 @@ citation chips and the hover preview of a quote, 4 the viewer with the quote hig
 the same states at every ``--sizes`` window size go to docs/screenshots/sizes/
 (``<theme>-<W>x<H>-<state>.png``), to check that nothing is clipped from 800×600 up.
 Uses /work/shared/corpus/clsguide.pdf when present, else the test manual from
-tests/pdf_factory.py. Everything runs in a temporary library and settings folder.
+tests/pdf_factory.py, or the ``--pdf`` files given (a German guide, to look at long words). Everything runs in a temporary library and settings folder.
 """
 
 from __future__ import annotations
@@ -62,6 +62,14 @@ def _pdfs(tmp: Path) -> tuple[list[Path], str, str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--pdf",
+        type=Path,
+        action="append",
+        default=None,
+        help="A PDF to import instead of the default manuals (repeatable; give --question "
+        "and --unanswered about it).",
+    )
     parser.add_argument("--question", default=None)
     parser.add_argument(
         "--unanswered", default=None, help="A question the documents do not answer (shot 7)."
@@ -143,6 +151,7 @@ def main() -> int:
         settle(0.3)
 
     pdfs, question, unanswered = _pdfs(tmp)
+    pdfs = args.pdf or pdfs
     question = args.question or question
     unanswered = args.unanswered or unanswered
     win.start()
