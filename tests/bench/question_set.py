@@ -18,7 +18,7 @@ second run and since then a development set too) and an eighth, ``talk2`` (quest
 chattily phrased questions over the Debian FAQ, a real PDF checked in under ``data/``: the
 phrasing work's check once ``talk`` had been read), and a ninth, ``talk3`` (questions_talk3.jsonl:
 chattily phrased German questions over the German Debian Reference, a real PDF under ``data/``,
-written after the phrasing rules were fixed), and a tenth, ``talk4`` (questions_talk4.jsonl:
+written after the phrasing rules were fixed; read on 2026-11-24 and a development set since), and a tenth, ``talk4`` (questions_talk4.jsonl:
 German questions, half plain and half chatty, over the German LinuxCNC developer manual, a real
 PDF under ``data/``, written on 2026-11-24 as the check of that day's work).
 
@@ -286,8 +286,8 @@ SETS: dict[str, QuestionSet] = {
         False,
         "held out: questions typed chattily (situation, asides, 'any idea', 'ugh') over the "
         "FHS 3.0 and the Debian New Maintainers' Guide, written on 2026-11-23 by a helper who "
-        "had not seen the verdict rules; the check of the work on phrasing (chatty); never "
-        "used to tune",
+        "had not seen the verdict rules; meant as the check of the work on phrasing, a "
+        "development set since its answers were read after its second run (2026-11-23)",
     ),
     "talk2": QuestionSet(
         "talk2",
@@ -296,17 +296,19 @@ SETS: dict[str, QuestionSet] = {
         False,
         "held out: chattily typed questions (greetings, back-stories, two asks at once) over "
         "the Debian FAQ (a real 73-page PDF), written on 2026-11-23 by a helper who had not "
-        "seen the verdict rules nor any other set; never used to tune",
+        "seen the verdict rules nor any other set; the check of the phrasing rules until they "
+        "were fixed, then read question by question (2026-11-23, end of the ninth session)",
     ),
     "talk3": QuestionSet(
         "talk3",
         TALK3_QUESTIONS_PATH,
         BENCH_DATA,
         False,
-        "held out: chattily typed German questions ('sag mal', 'mein Kollege meint', du and "
-        "Sie) over the German Debian Reference (a real 276-page PDF), written on 2026-11-23 "
+        "development (held out until 2026-11-24, then read question by question to tune the "
+        "German rules): chattily typed German questions ('sag mal', 'mein Kollege meint', du "
+        "and Sie) over the German Debian Reference (a real 276-page PDF), written on 2026-11-23 "
         "after the phrasing rules were fixed, by a helper who had seen neither the rules nor "
-        "any other set; never used to tune",
+        "any other set",
     ),
     "talk4": QuestionSet(
         "talk4",
