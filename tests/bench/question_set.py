@@ -20,7 +20,9 @@ phrasing work's check once ``talk`` had been read), and a ninth, ``talk3`` (ques
 chattily phrased German questions over the German Debian Reference, a real PDF under ``data/``,
 written after the phrasing rules were fixed; read on 2026-11-24 and a development set since), and a tenth, ``talk4`` (questions_talk4.jsonl:
 German questions, half plain and half chatty, over the German LinuxCNC developer manual, a real
-PDF under ``data/``, written on 2026-11-24 as the check of that day's work).
+PDF under ``data/``, written on 2026-11-24 as the check of that day's work), and an eleventh,
+``talk5`` (questions_talk5.jsonl: chattily typed English questions over "An Introduction to R", a
+real PDF under ``data/``, written on 2026-11-24 and kept unread for the next change)
 
 Shared by ``tests.bench.eval_answers`` (the ``make eval`` runner) and the unit test that guards the
 JSONL file, so both judge questions and evidence by exactly the same rules.
@@ -55,6 +57,7 @@ TALK_QUESTIONS_PATH = Path(__file__).with_name("questions_talk.jsonl")
 TALK2_QUESTIONS_PATH = Path(__file__).with_name("questions_talk2.jsonl")
 TALK3_QUESTIONS_PATH = Path(__file__).with_name("questions_talk3.jsonl")
 TALK4_QUESTIONS_PATH = Path(__file__).with_name("questions_talk4.jsonl")
+TALK5_QUESTIONS_PATH = Path(__file__).with_name("questions_talk5.jsonl")
 BENCH_DATA = Path(__file__).with_name("data")  # freely licensed PDFs kept in the repo
 DEFAULT_CORPUS = Path("/work/shared/corpus")
 MIXED_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-mixed"
@@ -318,6 +321,15 @@ SETS: dict[str, QuestionSet] = {
         "held out: German questions, half plain and half chatty, over the German LinuxCNC "
         "developer manual (a real 82-page PDF on CNC motion control), written on 2026-11-24 by "
         "a helper who had seen neither the rules nor any other set; never used to tune",
+    ),
+    "talk5": QuestionSet(
+        "talk5",
+        TALK5_QUESTIONS_PATH,
+        BENCH_DATA,
+        False,
+        "held out: chattily typed English questions (greetings, situations, two-part asks) "
+        "over 'An Introduction to R' (a real 113-page PDF), written on 2026-11-24 by a helper "
+        "who had seen neither the rules nor any other set; never used to tune",
     ),
 }
 

@@ -28,6 +28,7 @@ from tests.bench.question_set import (
     TALK2_QUESTIONS_PATH,
     TALK3_QUESTIONS_PATH,
     TALK4_QUESTIONS_PATH,
+    TALK5_QUESTIONS_PATH,
     TALK_QUESTIONS_PATH,
     AlsoStated,
     Question,
@@ -328,6 +329,8 @@ def test_every_chatty_evidence_occurs_on_its_page_only(
         pytest.param(TALK3_QUESTIONS_PATH, "g", {"debian-reference.de.pdf"}, id="talk3"),
         # German, plain and chatty, over a real manual on another subject (CNC control)
         pytest.param(TALK4_QUESTIONS_PATH, "k", {"linuxcnc-developer.de.pdf"}, id="talk4"),
+        # chatty English over a real manual on a subject no other set asks about (R)
+        pytest.param(TALK5_QUESTIONS_PATH, "v", {"r-intro.pdf"}, id="talk5"),
     ],
 )
 def test_a_held_out_set_is_valid_distinct_and_not_copied(
@@ -374,6 +377,10 @@ def test_every_talk3_evidence_occurs_on_its_page_only() -> None:
 
 def test_every_talk4_evidence_occurs_on_its_page_only() -> None:
     assert_evidence_on_its_page_only(load_questions(TALK4_QUESTIONS_PATH), BENCH_DATA)
+
+
+def test_every_talk5_evidence_occurs_on_its_page_only() -> None:
+    assert_evidence_on_its_page_only(load_questions(TALK5_QUESTIONS_PATH), BENCH_DATA)
 
 
 def test_every_ebike_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
