@@ -246,7 +246,7 @@ class AskService:
         )
         if bundle is None:
             return run.refusal(NO_HITS_TEXT)
-        refusing = concepts.refusing(run.question, bundle.relevance, self._word_languages())
+        refusing = concepts.refusing(bundle.relevance, self._word_languages())
         if refusing:  # a key concept is nowhere in the library, and nothing is close
             logger.info("refusing: %s occur nowhere in the library", [c.text for c in refusing])
             refused = verdict.absent_refusal(run.question, concepts, run.pairs)

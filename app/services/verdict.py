@@ -161,30 +161,25 @@ class Concepts:
     items: list[Concept]
     absent: list[Concept] = field(default_factory=list)
     ms: float = 0.0
+    lang: str = "en"  # the question's language
+    telling: list[Concept] = field(default_factory=list)
+    """The absent concepts that say the library cannot answer the question before anything
+    is generated (:func:`telling_absence`: in German, nouns, not verbs)."""
 
-    def telling(self, question: str) -> list[Concept]:
-        """The absent concepts that say the library cannot answer ``question`` before
-        anything is generated (:func:`telling_absence`: in German, nouns, not verbs)."""
-        lang = detect_language(question)
-        return [c for c in self.absent if telling_absence(c, question, lang)]
-
-    def refusing(
-        self, question: str, relevance: float, languages: Collection[str] | None
-    ) -> list[Concept]:
-        """The absent concepts that refuse ``question`` before generation, none to go on.
+    def refusing(self, relevance: float, languages: Collection[str] | None) -> list[Concept]:
+        """The absent concepts that refuse the question before generation, none to go on.
 
         They refuse when no retrieved sentence is close (``relevance``, the best cosine, below
         ABSENT_MAX_RELEVANCE); in a language the word vectors do not know (``languages``,
         see :func:`word_languages`) also when they weigh ABSENT_MIN_SHARE of what is asked,
         since the cosine there is no sign that a passage is near."""
-        telling = self.telling(question)
-        if not telling or relevance < ABSENT_MAX_RELEVANCE:
-            return telling
-        if languages is None or detect_language(question) in languages:
+        if not self.telling or relevance < ABSENT_MAX_RELEVANCE:
+            return self.telling
+        if languages is None or self.lang in languages:
             return []
         asked = sum(c.counted for c in self.items if not c.told)
-        lacking = sum(c.counted for c in telling)
-        return telling if asked and lacking >= ABSENT_MIN_SHARE * asked else []
+        lacking = sum(c.counted for c in self.telling)
+        return self.telling if asked and lacking >= ABSENT_MIN_SHARE * asked else []
 
 
 TermCounts = Callable[[Iterable[str]], tuple[dict[str, int], int]]
@@ -211,7 +206,8 @@ def question_concepts(
     words = {k for c in plain for k in (*c.keys, *c.parts)}
     words |= {c.text.lower().lstrip("\\") for c in plain}
     df, n_chunks = counts(words)
-    df = _with_inflected_forms(df, plain, detect_language(question), counts)
+    lang = detect_language(question)
+    df = _with_inflected_forms(df, plain, lang, counts)
     concepts = asked_concepts(question, df=df, n_chunks=n_chunks)
     # a word only the situation told ('my knees', 'a neighbour gave us a bag') is no
     # concept the library must have: only the asking sentences' concepts can be absent
@@ -222,7 +218,8 @@ def question_concepts(
             absent, ev, similar=word_similarity(embed), similar_languages=languages
         )
         absent = [c for c in absent if c.text in missing]
-    return Concepts(concepts, absent, (time.perf_counter() - t0) * 1000)
+    telling = [c for c in absent if telling_absence(c, question, lang)]
+    return Concepts(concepts, absent, (time.perf_counter() - t0) * 1000, lang, telling)
 
 
 def _with_inflected_forms(
@@ -253,7 +250,7 @@ def absent_refusal(
 ) -> Answer:
     """Refuse before generation: a key concept occurs nowhere in the library."""
     names = [c.text for c in concepts.absent]
-    telling = [c.text for c in concepts.telling(question)] or names
+    telling = [c.text for c in concepts.telling] or names
     text = f"No passage in your library mentions {quoted(said_names(question, telling))}."
     support = Support(
         score=0.0,

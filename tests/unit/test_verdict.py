@@ -140,11 +140,11 @@ def test_in_german_only_an_absent_noun_refuses_before_generation() -> None:
     german = pairs(["Der Wechselrichter hält meist 12 bis 15 Jahre."])
     q = "Wie lange hält ein Wechselrichter, bis er kaputtgeht?"
     c = verdict.question_concepts(q, counts, german)
-    assert [x.text for x in c.absent] == ["kaputtgeht"] and c.telling(q) == []
+    assert [x.text for x in c.absent] == ["kaputtgeht"] and c.telling == []
     q = "Wie lange hält ein Wechselrichter bei Hagelschäden, bis er kaputtgeht?"
     c = verdict.question_concepts(q, counts, german)
     assert {x.text for x in c.absent} == {"Hagelschäden", "kaputtgeht"}
-    assert [x.text for x in c.telling(q)] == ["Hagelschäden"]
+    assert [x.text for x in c.telling] == ["Hagelschäden"]
     refused = verdict.absent_refusal(q, c, german)
     assert refused.answer == "No passage in your library mentions \u2018Hagelschäden\u2019."
     assert refused.validation.support is not None
@@ -159,15 +159,15 @@ def test_in_a_language_the_vectors_do_not_know_absent_nouns_refuse_when_they_wei
     english = {"en"}
     q = "Übernimmt die Gebäudeversicherung eigentlich Hagelschäden an den Photovoltaikmodulen?"
     c = verdict.question_concepts(q, counts, german)
-    assert {x.text for x in c.refusing(q, 0.72, english)} == {"Gebäudeversicherung", "Hagelschäden"}
-    assert c.refusing(q, 0.72, None) == [], "a multilingual embedder's cosine is trusted"
-    assert c.refusing(q, 0.3, None), "nothing close: refused as before"
+    assert {x.text for x in c.refusing(0.72, english)} == {"Gebäudeversicherung", "Hagelschäden"}
+    assert c.refusing(0.72, None) == [], "a multilingual embedder's cosine is trusted"
+    assert c.refusing(0.3, None), "nothing close: refused as before"
     one = "Wie viel Strom liefern Photovoltaikmodule bei Bewölkung im Gebäude?"
     c = verdict.question_concepts(one, counts, german)
     assert [x.text for x in c.absent] == ["Gebäude"]
-    assert c.refusing(one, 0.72, english) == [], "one noun of four: answered, and named"
+    assert c.refusing(0.72, english) == [], "one noun of four: answered, and named"
     q = "How large was the watermark on the dividend?"
-    assert verdict.question_concepts(q, counts, pairs()).refusing(q, 0.72, english) == []
+    assert verdict.question_concepts(q, counts, pairs()).refusing(0.72, english) == []
 
 
 def test_a_german_word_the_library_has_only_inflected_is_not_absent() -> None:
