@@ -355,32 +355,24 @@ def test_every_heldout_evidence_occurs_on_its_page() -> None:
     assert evidence_problems(load_questions(HELDOUT_QUESTIONS_PATH), DEFAULT_CORPUS) == []
 
 
-def test_every_fhs_evidence_occurs_on_its_page_only() -> None:
-    assert_evidence_on_its_page_only(load_questions(FHS_QUESTIONS_PATH), BENCH_DATA)
-
-
-def test_every_maint_evidence_occurs_on_its_page_only() -> None:
-    assert_evidence_on_its_page_only(load_questions(MAINT_QUESTIONS_PATH), BENCH_DATA)
-
-
-def test_every_talk_evidence_occurs_on_its_page_only() -> None:
-    assert_evidence_on_its_page_only(load_questions(TALK_QUESTIONS_PATH), BENCH_DATA)
-
-
-def test_every_talk2_evidence_occurs_on_its_page_only() -> None:
-    assert_evidence_on_its_page_only(load_questions(TALK2_QUESTIONS_PATH), BENCH_DATA)
-
-
-def test_every_talk3_evidence_occurs_on_its_page_only() -> None:
-    assert_evidence_on_its_page_only(load_questions(TALK3_QUESTIONS_PATH), BENCH_DATA)
-
-
-def test_every_talk4_evidence_occurs_on_its_page_only() -> None:
-    assert_evidence_on_its_page_only(load_questions(TALK4_QUESTIONS_PATH), BENCH_DATA)
-
-
-def test_every_talk5_evidence_occurs_on_its_page_only() -> None:
-    assert_evidence_on_its_page_only(load_questions(TALK5_QUESTIONS_PATH), BENCH_DATA)
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(path, id=path.stem.removeprefix("questions_"))
+        for path in (
+            FHS_QUESTIONS_PATH,
+            MAINT_QUESTIONS_PATH,
+            TALK_QUESTIONS_PATH,
+            TALK2_QUESTIONS_PATH,
+            TALK3_QUESTIONS_PATH,
+            TALK4_QUESTIONS_PATH,
+            TALK5_QUESTIONS_PATH,
+        )
+    ],
+)
+def test_every_evidence_of_a_set_on_real_pdfs_occurs_on_its_page_only(path: Path) -> None:
+    """The sets over the freely licensed PDFs in tests/bench/data/."""
+    assert_evidence_on_its_page_only(load_questions(path), BENCH_DATA)
 
 
 def test_every_ebike_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
