@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from app.core import textkit
+from app.core.asking import asking_part, topic
 from app.core.models import Citation
 from app.core.textkit import STOPS_EXTRA, detect_language, restates
 from app.validation.answer_checks import (
@@ -41,7 +42,6 @@ from app.validation.answer_checks import (
     contradiction,
     type_present,
 )
-from app.validation.asking import asking_part, topic
 from app.validation.claims import claim_numbers, source_numbers
 
 logger = logging.getLogger(__name__)

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import pytest
 
+from app.core.asking import asking_part, topic
 from app.core.textkit import detect_language, restates
 from app.validation.answer_checks import answer_type, contradiction, type_present
-from app.validation.asking import asking_part, topic
 from app.validation.support import (
     GREEN_MIN_SCORE,
     REFUSE_MAX_SCORE,

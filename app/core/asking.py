@@ -2,7 +2,8 @@
 
 People type questions the way they talk: "I'm bringing my niece along, she's nine, so I
 was wondering what a child's ticket costs?". The support check must look for the ticket,
-not for the niece or the wondering. These pure functions find the asking sentences
+not for the niece or the wondering, and the search must not be pulled toward them either
+(``app.retrieval.hybrid``). These pure functions, used by both, find the asking sentences
 (:func:`asking_part`) and take the asker's talk out of a question (:func:`topic`): the
 phrases that introduce an ask ("any idea", "quick question", "weißt du"), asides ("I
 think", "does the paper say") and what the asker tells of themselves before the ask in the
