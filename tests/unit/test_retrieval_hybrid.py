@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from app.retrieval import FusionParams, HybridRetriever
+from app.retrieval.hybrid import focus_of
 from tests.fakes import FakeStore, HashEmbedder
 
 pytestmark = pytest.mark.unit
@@ -168,3 +169,62 @@ def test_vector_index_error_degrades_to_fewer_candidates(emb: HashEmbedder) -> N
     assert hits[0].score == pytest.approx(_both_first(), rel=1e-4)  # found by both lists
     r.search("hot", top_k=2)
     assert s.asked == [40, 12, 12]  # after one refusal it asks for fewer straight away
+
+
+_TOLD_THEN_ASKED = (
+    "My laptop battery died on the trip and the charger cable broke too. "
+    "How often should I clean the air filter?"
+)
+
+
+def test_a_question_that_tells_first_is_also_searched_by_what_it_asks(
+    emb: HashEmbedder,
+) -> None:
+    s = FakeStore(emb)
+    s.add(
+        "tttt",
+        [
+            "The laptop battery and the charger cable died on a long trip.",
+            "Clean the air filter every ninety days.",
+        ],
+    )
+    emb.calls.clear()
+    hits = HybridRetriever(s, emb).search(_TOLD_THEN_ASKED, top_k=2)
+    # one call embeds the whole question and its asking sentence
+    assert emb.calls == [[_TOLD_THEN_ASKED, "How often should I clean the air filter?"]]
+    plain = HybridRetriever(s, emb, FusionParams(focus_weight=0.0)).search(
+        _TOLD_THEN_ASKED, top_k=2
+    )
+    gain = {h.chunk_id: h.score for h in hits}
+    for h in plain:
+        gain[h.chunk_id] -= h.score
+    # the asking sentence's list ranks the filter first, the situation's chunk second
+    p = FusionParams()
+    assert gain["tttt:00001"] == pytest.approx(p.focus_weight / (p.rrf_k + 1), rel=1e-4)
+    assert gain["tttt:00000"] == pytest.approx(p.focus_weight / (p.rrf_k + 2), rel=1e-4)
+
+
+def test_a_plain_question_is_embedded_once(store: FakeStore, emb: HashEmbedder) -> None:
+    emb.calls.clear()
+    HybridRetriever(store, emb).search("How often must I clean the air filter?", top_k=3)
+    assert emb.calls == [["How often must I clean the air filter?"]]
+
+
+@pytest.mark.parametrize(
+    ("query", "focus"),
+    [
+        ("How often must I clean the air filter?", None),
+        ("Which fonts? And which encodings?", None),  # every sentence asks
+        (_TOLD_THEN_ASKED, "How often should I clean the air filter?"),
+        (
+            "I'm skimming this paper for a class and I was wondering, how many docks are there?",
+            "how many docks are there?",
+        ),
+        (
+            "Ich hab Debian ohne Desktop installiert. Kann ich mehrere Konsolen offen haben?",
+            "Kann ich mehrere Konsolen offen haben?",
+        ),
+    ],
+)
+def test_focus_of_a_query(query: str, focus: str | None) -> None:
+    assert focus_of(query) == focus
