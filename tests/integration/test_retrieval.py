@@ -82,6 +82,42 @@ def test_paraphrase_found_by_meaning(manual_store: tuple[Store, dict], shared_em
 
 
 @pytest.mark.parametrize(
+    ("key", "question"),
+    [
+        (
+            "filter",
+            "We took the logger on a long field trip and the battery died twice, and the "
+            "housing got wet in the rain. How often should the air filter be cleaned?",
+        ),
+        (
+            "battery",
+            "I set burst mode on and the housing is closed and the filter is clean. How long "
+            "will the battery last?",
+        ),
+    ],
+)
+def test_a_question_told_around_finds_what_it_asks(
+    manual_store: tuple[Store, dict], shared_embedder: Embedder, key: str, question: str
+) -> None:
+    """The situation told first names other facts of the manual; the asking sentence's own
+    vector list (``FusionParams.focus_weight``) runs beside the whole question's."""
+    store, _ = manual_store
+    fact = MANUAL_FACTS[key]
+    embedded: list[list[str]] = []
+
+    class Recording:
+        name, dim = shared_embedder.name, shared_embedder.dim
+
+        def embed(self, texts: list[str], *, batch_size: int | None = None) -> np.ndarray:
+            embedded.append(list(texts))
+            return shared_embedder.embed(texts, batch_size=batch_size)
+
+    hits = HybridRetriever(store, Recording()).search(question, top_k=3)
+    assert fact.answer in hits[0].text, [h.text[:60] for h in hits]
+    assert embedded == [[question, question[question.rindex(". ") + 2 :]]]
+
+
+@pytest.mark.parametrize(
     "query",
     [
         '\\newcommand{"x"}: AND OR NOT',
