@@ -29,6 +29,8 @@ from functools import lru_cache
 import snowballstemmer
 from stop_words import StopWordError, get_stop_words
 
+from app.core.resources import resources_dir
+
 logger = logging.getLogger(__name__)
 
 TOKEN = re.compile(r"[^\W_]+")
@@ -138,6 +140,26 @@ def stop_words(lang: str = DEFAULT_LANGUAGE) -> frozenset[str]:
             out.update(p for p in parts if len(p) > 1)
             out.add("".join(parts))
     return frozenset(out)
+
+
+COMMON_WORDS_COUNT = 500
+"""How many of a language's most common words :func:`common_words` lists."""
+
+
+@lru_cache(maxsize=32)
+def common_words(lang: str) -> frozenset[str]:
+    """The COMMON_WORDS_COUNT most common words of ``lang`` in general use ("top", "left",
+    "pay", "Platz", "Geld"), lower case, from wordfreq's frequency lists
+    (resources/common_words/<lang>.txt, written by tools/common_words.py; CC BY-SA 4.0).
+    Empty for a language without a list. Words this common are too general to tell, by
+    their absence from a library, that it cannot answer: it says the same otherwise ("the
+    top of the tower" where the brochure has "the lantern gallery")."""
+    path = resources_dir() / "common_words" / f"{lang}.txt"
+    try:
+        return frozenset(path.read_text(encoding="utf-8").split())
+    except OSError:
+        logger.warning("no list of common words for %s at %s", lang, path)
+        return frozenset()
 
 
 @lru_cache(maxsize=32)
