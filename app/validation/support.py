@@ -317,12 +317,20 @@ def telling_absence(c: Concept, question: str, lang: str) -> bool:
     """Whether ``c``, absent from the library, tells that the library cannot answer
     ``question`` before anything is generated.
 
-    In German, whose nouns are capitalised, only a noun, a name, a compound or a \\command
-    does. A lower-case word there is a verb, adjective or adverb: a form the stemmer missed
-    ("weglasse" for "lassen Sie ... weg", "drinsteht") or everyday speech ("flotter"), which
-    the check after generation still weighs; so is a capitalised word that only opens its
-    sentence ("Komm ich dann noch an meine Daten?"). Elsewhere every absent concept does."""
-    if lang != "de" or c.kind != "term":
+    A plain word among the language's most common (:func:`textkit.common_words`: "top",
+    "left", "hit", "pay", "Platz") does not: the library says the same in other words ("How
+    many stairs is it up to the top?" of a brochure that counts "132 steps to the lantern
+    gallery"), so the check after generation weighs it. In German, whose nouns are
+    capitalised, only a noun, a name, a compound or a \\command does. A lower-case word there
+    is a verb, adjective or adverb: a form the stemmer missed ("weglasse" for "lassen Sie ...
+    weg", "drinsteht") or everyday speech ("flotter"), which the check after generation still
+    weighs; so is a capitalised word that only opens its sentence ("Komm ich dann noch an
+    meine Daten?"). Elsewhere every other absent concept does."""
+    if c.kind != "term":
+        return True
+    if c.text.lower() in textkit.common_words(lang):
+        return False
+    if lang != "de":
         return True
     if not c.text[:1].isupper():
         return False

@@ -195,6 +195,22 @@ def test_cli_refusal_names_the_absent_concept_and_lists_closest_passages(
     assert len(passages) == len(closest) and all(p.startswith("  ") for p in passages)
 
 
+def test_cli_refusal_names_no_common_word_as_what_the_library_lacks(
+    lib: Library, cli_embedder: Embedder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "live" is as absent from the manual as "outside" and "cold", but it is among the most
+    common English words, which a library says otherwise: it does not refuse the question,
+    and the refusal, which the rarer words bring, names those only."""
+    obj = ask_json(lib, capsys, "Can the Zephyr 3000 live outside in the cold all year?")
+    assert (obj["mode"], obj["validation"]["status"]) == ("refuse", "REFUSED")
+    assert (
+        obj["answer"]
+        == "No passage in your library mentions \u2018outside\u2019 or \u2018cold\u2019."
+    )
+    assert obj["validation"]["support"]["absent"] == ["live", "outside", "cold"]
+    assert obj["timings_ms"]["generate"] == 0
+
+
 @pytest.fixture(scope="module")
 def german_lib(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Embedder) -> Library:
     """The German solar guide of the mixed development set, in a library of its own."""

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from app.core import textkit
 from app.core.asking import asking_part, topic
 from app.core.textkit import detect_language, restates
 from app.validation.answer_checks import answer_type, contradiction, type_present
@@ -722,6 +723,11 @@ def test_german_words_of_chat_are_no_concepts() -> None:
         ("Meine Daten sind weg. Komm ich noch ran?", "Komm", False),
         ("Gibt es eine Notfall-Lösung?", "Notfall-Lösung", True),  # a compound
         ("Who painted the Mona Lisa?", "painted", True),  # English: every absent concept
+        # a word among the language's most common: the library may say it otherwise
+        ("How many steps is it up to the top of the tower?", "top", False),
+        ("Wie viel Platz braucht die Anlage auf dem Dach?", "Platz", False),
+        ("When should I prune a walnut tree?", "walnut", True),
+        ("Where is the nearest tram stop to the castle?", "tram", True),
     ],
 )
 def test_what_absent_from_the_library_refuses_at_once(
@@ -729,3 +735,16 @@ def test_what_absent_from_the_library_refuses_at_once(
 ) -> None:
     [c] = [c for c in key_concepts(question) if c.text == word]
     assert telling_absence(c, question, detect_language(question)) is telling
+
+
+def test_common_words_of_every_stemmed_language() -> None:
+    """Each language the library stems has its list of most common words (a resource the
+    bundle ships); a language without one has none, and nothing is taken for common."""
+    for lang in textkit.LANGUAGES:
+        common = textkit.common_words(lang)
+        assert len(common) == textkit.COMMON_WORDS_COUNT, lang
+        assert all(w == w.lower() and w.isalpha() for w in common), lang
+    assert {"top", "left", "pay"} <= textkit.common_words("en")
+    assert {"platz", "geld"} <= textkit.common_words("de")
+    assert "walnut" not in textkit.common_words("en")
+    assert textkit.common_words("xx") == frozenset()
