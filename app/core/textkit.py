@@ -142,19 +142,20 @@ def stop_words(lang: str = DEFAULT_LANGUAGE) -> frozenset[str]:
     return frozenset(out)
 
 
-COMMON_WORDS_COUNT = 500
-"""How many of a language's most common words :func:`common_words` lists."""
+EVERYDAY_WORDS_COUNT = 500
+"""How many of a language's most common words :func:`everyday_words` lists."""
 
 
 @lru_cache(maxsize=32)
-def common_words(lang: str) -> frozenset[str]:
-    """The COMMON_WORDS_COUNT most common words of ``lang`` in general use ("top", "left",
+def everyday_words(lang: str) -> frozenset[str]:
+    """The EVERYDAY_WORDS_COUNT most common words of ``lang`` in general use ("top", "left",
     "pay", "Platz", "Geld"), lower case, from wordfreq's frequency lists
-    (resources/common_words/<lang>.txt, written by tools/common_words.py; CC BY-SA 4.0).
+    (resources/everyday_words/<lang>.txt, written by tools/everyday_words.py; CC BY-SA 4.0).
     Empty for a language without a list. Words this common are too general to tell, by
     their absence from a library, that it cannot answer: it says the same otherwise ("the
-    top of the tower" where the brochure has "the lantern gallery")."""
-    path = resources_dir() / "common_words" / f"{lang}.txt"
+    top of the tower" where the brochure has "the lantern gallery"). Not the library's own
+    most frequent words (``AskLibrary.common_words``), which the word warm-up embeds."""
+    path = resources_dir() / "everyday_words" / f"{lang}.txt"
     try:
         return frozenset(path.read_text(encoding="utf-8").split())
     except OSError:

@@ -317,7 +317,7 @@ def telling_absence(c: Concept, question: str, lang: str) -> bool:
     """Whether ``c``, absent from the library, tells that the library cannot answer
     ``question`` before anything is generated.
 
-    A plain word among the language's most common (:func:`textkit.common_words`: "top",
+    A plain word among the language's most common (:func:`textkit.everyday_words`: "top",
     "left", "hit", "pay", "Platz") does not: the library says the same in other words ("How
     many stairs is it up to the top?" of a brochure that counts "132 steps to the lantern
     gallery"), so the check after generation weighs it. In German, whose nouns are
@@ -328,7 +328,7 @@ def telling_absence(c: Concept, question: str, lang: str) -> bool:
     meine Daten?"). Elsewhere every other absent concept does."""
     if c.kind != "term":
         return True
-    if c.text.lower() in textkit.common_words(lang):
+    if c.text.lower() in textkit.everyday_words(lang):
         return False
     if lang != "de":
         return True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.core import textkit
 from app.core.textkit import (
     QUESTION_FILLER,
     SOURCE_TALK,
@@ -147,3 +148,16 @@ def test_inflected_forms_of_a_german_word(word: str, form: str) -> None:
 def test_inflected_forms_only_for_languages_that_inflect_by_endings() -> None:
     assert inflected_forms("picture", "en") == []
     assert inflected_forms("2020", "de") == [] and inflected_forms("zu", "de") == []
+
+
+def test_everyday_words_of_every_stemmed_language() -> None:
+    """Each language the library stems has its list of most common words (a resource the
+    bundle ships); a language without one has none, and nothing is taken for common."""
+    for lang in textkit.LANGUAGES:
+        every = textkit.everyday_words(lang)
+        assert len(every) == textkit.EVERYDAY_WORDS_COUNT, lang
+        assert all(w == w.lower() and w.isalpha() for w in every), lang
+    assert {"top", "left", "pay"} <= textkit.everyday_words("en")
+    assert {"platz", "geld"} <= textkit.everyday_words("de")
+    assert "walnut" not in textkit.everyday_words("en")
+    assert textkit.everyday_words("xx") == frozenset()

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 import pytest
 
-from app.core import textkit
 from app.core.asking import asking_part, topic
 from app.core.textkit import detect_language, restates
 from app.validation.answer_checks import answer_type, contradiction, type_present
@@ -735,16 +734,3 @@ def test_what_absent_from_the_library_refuses_at_once(
 ) -> None:
     [c] = [c for c in key_concepts(question) if c.text == word]
     assert telling_absence(c, question, detect_language(question)) is telling
-
-
-def test_common_words_of_every_stemmed_language() -> None:
-    """Each language the library stems has its list of most common words (a resource the
-    bundle ships); a language without one has none, and nothing is taken for common."""
-    for lang in textkit.LANGUAGES:
-        common = textkit.common_words(lang)
-        assert len(common) == textkit.COMMON_WORDS_COUNT, lang
-        assert all(w == w.lower() and w.isalpha() for w in common), lang
-    assert {"top", "left", "pay"} <= textkit.common_words("en")
-    assert {"platz", "geld"} <= textkit.common_words("de")
-    assert "walnut" not in textkit.common_words("en")
-    assert textkit.common_words("xx") == frozenset()
