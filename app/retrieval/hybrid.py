@@ -28,6 +28,7 @@ import numpy as np
 from app.core.asking import asking_part, topic
 from app.core.models import Chunk, Document, SearchHit
 from app.core.protocols import Embedder
+from app.core.text import collapse_ws
 from app.core.timing import ms_since
 from app.retrieval.fusion import (
     Passage,
@@ -252,7 +253,7 @@ def focus_of(query: str) -> str | None:
     before it (:func:`app.core.asking.topic`, :func:`~app.core.asking.asking_part`); None
     when that is the whole query, as it is for most questions asked plainly."""
     focus = asking_part(topic(query)).strip()
-    if not focus or " ".join(focus.split()) == " ".join(query.split()):
+    if not focus or collapse_ws(focus) == collapse_ws(query):
         return None
     return focus
 
