@@ -13,7 +13,8 @@ citation chips and the hover preview of a quote, 4 the viewer with the quote hig
 the same states at every ``--sizes`` window size go to docs/screenshots/sizes/
 (``<theme>-<W>x<H>-<state>.png``), to check that nothing is clipped from 800×600 up.
 Uses /work/shared/corpus/clsguide.pdf when present, else the test manual from
-tests/pdf_factory.py, or the ``--pdf`` files given (a German guide, to look at long words). Everything runs in a temporary library and settings folder.
+tests/pdf_factory.py, or the ``--pdf`` files given (a German guide, to look at long words).
+Everything runs in a temporary library and settings folder.
 """
 
 from __future__ import annotations
