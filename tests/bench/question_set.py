@@ -18,11 +18,12 @@ second run and since then a development set too) and an eighth, ``talk2`` (quest
 chattily phrased questions over the Debian FAQ, a real PDF checked in under ``data/``: the
 phrasing work's check once ``talk`` had been read), and a ninth, ``talk3`` (questions_talk3.jsonl:
 chattily phrased German questions over the German Debian Reference, a real PDF under ``data/``,
-written after the phrasing rules were fixed; read on 2026-11-24 and a development set since), and a tenth, ``talk4`` (questions_talk4.jsonl:
-German questions, half plain and half chatty, over the German LinuxCNC developer manual, a real
-PDF under ``data/``, written on 2026-11-24 as the check of that day's work), and an eleventh,
-``talk5`` (questions_talk5.jsonl: chattily typed English questions over "An Introduction to R", a
-real PDF under ``data/``, written on 2026-11-24 and kept unread for the next change)
+written after the phrasing rules were fixed; read on 2026-11-24 and a development set since), and a
+tenth, ``talk4`` (questions_talk4.jsonl: German questions, half plain and half chatty, over the
+German LinuxCNC developer manual, a real PDF under ``data/``, written on 2026-11-24 as the check of
+that day's work), and an eleventh, ``talk5`` (questions_talk5.jsonl: chattily typed English
+questions over "An Introduction to R", a real PDF under ``data/``, written on 2026-11-24 and kept
+unread for the next change)
 
 Shared by ``tests.bench.eval_answers`` (the ``make eval`` runner) and the unit test that guards the
 JSONL file, so both judge questions and evidence by exactly the same rules.
