@@ -192,8 +192,8 @@ class Support(BaseModel):
     answer_type: str = Field(
         default="other",
         description=(
-            "What the question asks for: number, year, name, command, place, yes/no, method (a "
-            "way to do something), other."
+            "What the question asks for: price (a sum of money), number, year, name, command, "
+            "place, yes/no, method (a way to do something), other."
         ),
     )
     similarity: float | None = Field(

@@ -252,6 +252,12 @@ class AskService:
             refused = verdict.absent_refusal(run.question, concepts, run.pairs)
             refused.model = model.name
             return refused
+        kind = verdict.kind_missing(run.question, run.pairs)
+        if kind is not None:  # a price asked, and no passage close to the question gives one
+            logger.info("refusing: no retrieved passage holds %s", kind)
+            refused = verdict.kind_refusal(run.question, kind, concepts, run.pairs)
+            refused.model = model.name
+            return refused
         far = ranked and not steps.relevant_enough(bundle)
         pre = self._before_generation(run, bundle, concepts) if far else None
         if far and (pre is None or pre.reasons):  # nothing close, and the check finds a lack

@@ -31,7 +31,14 @@ from app.core.text import collapse_ws
 from app.core.textkit import detect_language, inflected_forms, restates
 from app.generation.prompt import PromptBundle, sentence_units
 from app.services.answers import FAR_TEXT, REFUSAL_TEXT, refusal
-from app.validation.answer_checks import contradiction, repeats_itself
+from app.validation.answer_checks import (
+    TYPE_WORDS,
+    AnswerType,
+    answer_type,
+    contradiction,
+    repeats_itself,
+    type_present,
+)
 from app.validation.closest import closest_passages as passages_near
 from app.validation.support import (
     Concept,
@@ -243,6 +250,48 @@ def _with_inflected_forms(
     for word, forms in unseen.items():
         out[word] = max(found.get(f, 0) for f in forms)
     return out
+
+
+PRE_CHECKED_TYPES: frozenset[AnswerType] = frozenset({"price"})
+"""Kinds of answer rare enough in text that none in any retrieved passage says the library
+does not answer: a question for a price ("What fare did the operator charge?") over
+passages that state no sum of money anywhere. A number, a year or a name is in nearly every
+passage, so only the cited evidence is checked for those, after generation."""
+
+
+def kind_missing(question: str, pairs: Sequence[tuple[Source, Chunk]]) -> AnswerType | None:
+    """The kind of answer ``question`` asks for when it is one of PRE_CHECKED_TYPES and no
+    retrieved passage holds one (the question then ends before generation), else None."""
+    kind = answer_type(question)
+    if kind not in PRE_CHECKED_TYPES or not pairs:
+        return None
+    if any(type_present(kind, chunk.text) for _, chunk in pairs):
+        return None
+    return kind
+
+
+def kind_refusal(
+    question: str, kind: AnswerType, concepts: Concepts, pairs: Sequence[tuple[Source, Chunk]]
+) -> Answer:
+    """Refuse before generation: the question asks for a kind of answer (a price) that no
+    passage close to it gives. A concept of it absent from the library is named too."""
+    why = f"the question asks for {TYPE_WORDS[kind]}, and none of the closest passages gives one"
+    text = f"{NOT_ANSWERED}: {why}."
+    reasons = [f"{why[0].upper()}{why[1:]}."]
+    names = [c.text for c in concepts.absent]
+    if names:
+        said = quoted(said_names(question, names))
+        reasons.append(f"No passage in your library mentions {said}.")
+    support = Support(
+        score=0.0,
+        covered=[c.text for c in concepts.items if c not in concepts.absent],
+        missing=names,
+        absent=names,
+        answer_type=kind,
+        reasons=reasons,
+        closest=closest_passages(question, pairs),
+    )
+    return refusal(question, text, [s for s, _ in pairs], support=support)
 
 
 def absent_refusal(

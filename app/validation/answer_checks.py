@@ -16,7 +16,9 @@ from app.core.textkit import CITATION_MARKERS as _MARKERS
 from app.core.textkit import STOPS_EXTRA
 from app.validation.claims import claim_numbers, source_numbers
 
-AnswerType = Literal["number", "year", "name", "command", "place", "yes/no", "method", "other"]
+AnswerType = Literal[
+    "price", "number", "year", "name", "command", "place", "yes/no", "method", "other"
+]
 
 
 COMMAND = re.compile(r"\\[A-Za-z@]+\*?")
@@ -57,7 +59,25 @@ NEGATIONS = frozenset(
 
 
 # --- answer type -----------------------------------------------------------------------------
+_PRICE_NOUNS = r"(?:fare|price|cost|fee|toll|rent|salary|wage|tariff|subscription)s?"
 _TYPE_RULES: list[tuple[AnswerType, re.Pattern[str]]] = [
+    (
+        "price",
+        re.compile(
+            rf"\b(?:what|which)\s+(?:[\w'-]+\s+){{0,2}}?{_PRICE_NOUNS}\b"
+            r"|\bhow\s+much\b[^?.]*?\b(?:cost|costs|charge|charges|charged|pay|pays|paid|spend|"
+            r"spends|spent|earn|earns|earned)\b"
+            r"|\bhow\s+much\s+(?:is|are|was|were)\s+(?:a|an|the)?\s*(?:[\w'-]+\s+){0,2}?"
+            r"(?:ticket|fare|entry|admission|pass|membership)s?\b"
+            r"|\bwhat\s+(?:do|does|did|will|would|should)\s+(?:[\w'-]+\s+){1,4}?"
+            r"(?:pay|cost|charge|earn|get\s+paid)\b"
+            r"|\bwhat\s+(?:[\w'-]+\s+){1,4}?costs\b"  # "I was wondering what a ticket costs"
+            r"|\b(?:fixed|standing|service|extra|annual|yearly|monthly|daily)\s+charges?\b"
+            r"|\bhow\s+expensive\b|\bwie\s+teuer\b|\bwas\s+kostet\b|\bwas\s+kosten\b"
+            r"|\bwie\s+viel\b[^?]*\bkost",
+            re.I,
+        ),
+    ),
     (
         "year",
         re.compile(
@@ -157,9 +177,53 @@ def _names(text: str) -> set[str]:
     return out
 
 
+_MONEY = re.compile(
+    r"[£$€¥₹]\s?\d|\d\s?(?:[£$€¥₹]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?|pence|cents?|ct|"
+    r"Franken)\b)|\b(?:EUR|USD|GBP|CHF)\s?\d"
+    r"|\bfree\s+of\s+(?:charge|cost)\b|\bfor\s+free\b|\bno\s+charge\b|\bfree\s+(?:entry|admission)\b"
+    r"|\b(?:is|are|go|goes|enter|enters|travel|travels|ride|rides|get|gets)\s+(?:in\s+)?free\b"
+    r"|\bkostenlos|\bkostenfrei|\bgratis\b|\bumsonst\b",
+    re.I,
+)
+"""A sum of money as documents write it: a currency by a number ("€2,499", "19 EUR", "3.50
+pounds"), or something that costs nothing ("under-fives go free", "kostenlos")."""
+_PRICE_WORD = re.compile(
+    r"\b(?:costs?|costing|priced?|prices|fares?|fees?|tickets?|charges?|charged|tariffs?|pays?|"
+    r"paid|salary|salaries|wages?|rents?|subscriptions?|preis\w*|kostet|kosten|gebühr\w*|"
+    r"tarif\w*|entgelt\w*|vergütung\w*)\b",
+    re.I,
+)
+"""A word that makes a nearby number a price: "Tickets: Adults 7.50", "a family ticket ...
+costs 19" (a brochure that prints no currency)."""
+PRICE_REACH = 6
+"""How many words from such a word a number may be and still be read as its price."""
+
+
+_CURRENCY = re.compile(
+    r"[£$€¥₹]|\b(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?|pence|cents?|Franken)\b", re.I
+)
+"""A currency on its own: a table's header ("Budget (GBP m)") makes its rows' numbers sums."""
+
+
+def has_price(text: str) -> bool:
+    """Whether ``text`` states a price or a sum of money: ``_MONEY``, a currency named
+    beside numbers (a table row under its header), or a number by a ``_PRICE_WORD``."""
+    if _MONEY.search(text) or (_CURRENCY.search(text) and _AMOUNT.search(text)):
+        return True
+    tokens = re.findall(r"[\w.,]+", text)
+    marks = [i for i, t in enumerate(tokens) if _PRICE_WORD.fullmatch(t.strip(".,"))]
+    return any(
+        _AMOUNT.match(t)
+        for i in marks
+        for t in tokens[max(0, i - PRICE_REACH) : i + PRICE_REACH + 1]
+    )
+
+
 def type_present(kind: AnswerType, evidence: str) -> bool:
     """Whether the evidence holds the kind of thing the question asks for."""
     evidence = _MARKERS.sub(" ", evidence)  # "[3]" cites a reference; it is no number
+    if kind == "price":
+        return has_price(evidence)
     if kind == "number":
         return _has_number(evidence)
     if kind == "year":
@@ -252,6 +316,7 @@ def _initial_name(text: str) -> set[str]:
 
 
 TYPE_WORDS: dict[AnswerType, str] = {
+    "price": "a price or sum of money",
     "number": "a number",
     "year": "a date or year",
     "name": "a name",

@@ -211,6 +211,46 @@ def test_cli_refusal_names_no_common_word_as_what_the_library_lacks(
     assert obj["timings_ms"]["generate"] == 0
 
 
+def test_cli_a_price_no_passage_gives_is_refused_before_generation(
+    lib: Library, cli_embedder: Embedder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The manual tells of calibration on several pages, but names no price anywhere: a
+    question for one is refused at once, with its reason and the closest passages. ("pay"
+    is absent too, but too common a word to refuse a question by itself.)"""
+    obj = ask_json(lib, capsys, "How much do I pay for a calibration of the Zephyr 3000?")
+    assert obj["validation"]["status"] == "REFUSED" and obj["timings_ms"]["generate"] == 0
+    assert obj["answer"] == (
+        "The documents don't answer this: the question asks for a price or sum of money, "
+        "and none of the closest passages gives one."
+    )
+    support = obj["validation"]["support"]
+    assert support["answer_type"] == "price" and support["closest"]
+    assert any("calibration" in c["quote"].lower() for c in support["closest"])
+
+
+@pytest.fixture(scope="module")
+def brochure_lib(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Embedder) -> Library:
+    """The lighthouse brochure of the mixed development set: prices printed without a
+    currency ("Adults 7.50, children aged 5 to 16 3.50")."""
+    from tests.bench.corpus_gen import brochure
+
+    root = tmp_path_factory.mktemp("ask-brochure")
+    brochure.build(str(root / brochure.FILE))
+    library = Library(Settings(library=root / "library"), embedder=shared_embedder)
+    assert [r.status for r in library.ingest([root / brochure.FILE]).results] == ["added"]
+    return library
+
+
+def test_cli_a_price_printed_without_a_currency_is_answered(
+    brochure_lib: Library, cli_embedder: Embedder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    obj = ask_json(brochure_lib, capsys, "How much does a kid's ticket cost?")
+    assert obj["mode"] == "answer" and obj["timings_ms"]["generate"] > 0
+    support = obj["validation"]["support"]
+    assert support["answer_type"] == "price" and obj["citations"]
+    assert not any("asks for a price" in r for r in support["reasons"])  # "costs 19" is one
+
+
 @pytest.fixture(scope="module")
 def german_lib(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Embedder) -> Library:
     """The German solar guide of the mixed development set, in a library of its own."""

@@ -8,7 +8,7 @@ import pytest
 
 from app.core.asking import asking_part, topic
 from app.core.textkit import detect_language, restates
-from app.validation.answer_checks import answer_type, contradiction, type_present
+from app.validation.answer_checks import answer_type, contradiction, has_price, type_present
 from app.validation.support import (
     GREEN_MIN_SCORE,
     REFUSE_MAX_SCORE,
@@ -189,6 +189,17 @@ def test_glyph_runs_are_never_embedded_as_neighbours() -> None:
         ("How can I tell whether my apples are ripe?", "other"),  # a sign, not a way to act
         ("Wie kann ich erkennen, ob der Speicher voll ist?", "other"),
         ("How does longtable break pages?", "other"),
+        ("What fare did the operator charge riders for a single trip?", "price"),
+        ("How much does a kid's ticket cost?", "price"),
+        ("I was wondering what a child's ticket costs?", "price"),
+        ("What does a typical household pay for water per year?", "price"),
+        ("What is the yearly fixed charge for a metered home?", "price"),
+        ("How much was the chief executive paid in 2025?", "price"),
+        ("Was kostet eine 10-kWp-Anlage ungefähr?", "price"),
+        ("Wie teuer ist ein Speicher?", "price"),
+        ("What charge level should the battery have over winter?", "other"),  # not money
+        ("What happens if I do not pay my bill?", "other"),  # a consequence, not a sum
+        ("How much juice do I get from a bucket of apples?", "number"),
     ],
 )
 def test_answer_type(question: str, kind: str) -> None:
@@ -734,3 +745,37 @@ def test_what_absent_from_the_library_refuses_at_once(
 ) -> None:
     [c] = [c for c in key_concepts(question) if c.text == word]
     assert telling_absence(c, question, detect_language(question)) is telling
+
+
+# --- prices --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Comfort model costs \u20ac2,499.",
+        "A day pass is 12 EUR.",
+        "Fees: 3.50 pounds a month.",
+        "Adults 7.50, children aged 5 to 16 3.50, under-fives go free.",  # no currency printed
+        "Tickets\nAdults 7.50, children 3.50.",
+        "A family ticket for two adults and up to three children costs 19.",
+        "Trust members enter free all year.",
+        "Die Anlage kostet etwa 14.000 Euro.",
+        "Die Beratung ist kostenlos.",
+        "Smart meter roll-out, phase 2 31.0 12.4 On schedule\nProject Budget (GBP m) Spent",
+    ],
+)
+def test_a_price_is_found_as_documents_print_it(text: str) -> None:
+    assert has_price(text) and type_present("price", text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The network will run out of bikes or out of free slots.",  # free, but no charge
+        "Over the whole period, 9.3 million trips were made.",  # numbers, none of them money
+        "It used 500 trees and a learning rate of 0.05.",
+        "Wipe the display with a damp lint-free cloth.",
+        "The operator charges the batteries overnight.",  # a charge word, no amount near it
+    ],
+)
+def test_numbers_and_free_things_are_no_price(text: str) -> None:
+    assert not has_price(text)

@@ -565,3 +565,37 @@ def test_loosely_similar_evidence_that_covers_the_question_goes_on() -> None:
     pre = verdict.before_generation(q, bundle, ps, concepts=concepts, embed=fake_embed({}))
     assert pre is not None and pre.refuses
     assert "colour" in pre.missing
+
+
+# --- a kind of answer no retrieved passage holds ----------------------------------------------
+def test_a_price_no_retrieved_passage_gives_refuses_before_generation() -> None:
+    """The report states a dividend in euros; a staff page states none. Asked for a price,
+    passages without any sum of money cannot answer, whatever words they share."""
+    staff = pairs([TEXTS[1], "The company runs three plants and a head office in Hamburg."])
+    q = "What fee does the company charge for a plant visit?"
+    assert verdict.kind_missing(q, staff) == "price"
+    assert verdict.kind_missing(q, pairs()) is None  # "1.20 euros" is a sum of money
+    assert verdict.kind_missing("How many people does the company employ?", staff) is None
+    assert verdict.kind_missing(q, []) is None  # nothing retrieved: other refusals say so
+
+    c = verdict.question_concepts(q, counts, staff)
+    refused = verdict.kind_refusal(q, "price", c, staff)
+    assert refused.kind == "refusal" and refused.mode == "refuse"
+    assert refused.answer == (
+        "The documents don't answer this: the question asks for a price or sum of money, and "
+        "none of the closest passages gives one."
+    )
+    support = refused.validation.support
+    assert support is not None and support.answer_type == "price" and support.score == 0.0
+    assert support.reasons[0].startswith("The question asks for a price")
+    assert [p.page for p in support.closest]  # the closest passages, to check for oneself
+
+
+def test_a_price_refusal_also_names_a_concept_the_library_lacks() -> None:
+    q = "What fare does the company charge for the shuttle to its head office?"
+    c = verdict.question_concepts(q, counts, pairs([TEXTS[1]]))
+    assert "fare" in [x.text for x in c.absent]
+    refused = verdict.kind_refusal(q, "price", c, pairs([TEXTS[1]]))
+    support = refused.validation.support
+    assert support is not None and "fare" in support.absent
+    assert support.reasons[1].startswith("No passage in your library mentions \u2018fare\u2019")
