@@ -29,12 +29,14 @@ from typing import Literal
 from app.core import textkit
 from app.core.asking import asking_part, topic
 from app.core.models import Citation
+from app.core.textkit import CITATION_MARKERS as _MARKERS
 from app.core.textkit import STOPS_EXTRA, detect_language, restates
 from app.validation.answer_checks import (
     COMMAND,
     GREEN_ONLY_TYPES,
     HOW_MUCH,
     KIND_OF,
+    NUMBER_WORDS,
     TYPE_NOUN,
     TYPE_WORDS,
     AnswerType,
@@ -150,6 +152,8 @@ class SupportCheck:
     coverage: float = 1.0
     key_missing: bool = False  # the rarest (most telling) concept is not in the evidence
     unanswered: list[str] = field(default_factory=list)  # asks of the question left out
+    uncounted: list[str] = field(default_factory=list)  # what a "how many" ask counts, uncounted
+    none_answered: bool = False  # two asks, and the evidence answers neither
     absent: list[str] = field(default_factory=list)  # missing, and nowhere in the library
     closest: list[Citation] | None = None  # a refusal's closest passages, as checked
 
@@ -159,6 +163,7 @@ class SupportCheck:
         return (
             self.score < REFUSE_MAX_SCORE
             or bool(self.contradictions)
+            or self.none_answered
             or (self.key_missing and self.score < REFUSE_KEY_MISSING)
             or (
                 not self.type_found
@@ -179,6 +184,7 @@ class SupportCheck:
             and not self.restated
             and not self.contradictions
             and not self.unanswered
+            and not self.uncounted
         )
 
 
@@ -485,12 +491,17 @@ _SECOND_ASK = re.compile(
 affect?", "Which learning rate and how many trees did it use?"."""
 
 
+def asks(question: str) -> list[str]:
+    """The question's asks: one, or two for "Which learning rate and how many trees ...?"."""
+    return [p.strip(" ?,") for p in _SECOND_ASK.split(question)]
+
+
 def unanswered_asks(
     question: str, concepts: Sequence[Concept], missing: Sequence[str]
 ) -> list[str]:
     """The parts of a two-part question none of whose concepts the evidence mentions: the
     evidence answers the other part at most, and a GREEN would claim both."""
-    parts = [p.strip(" ?,") for p in _SECOND_ASK.split(question)]
+    parts = asks(question)
     if len(parts) < 2:
         return []
     gone = set(missing)
@@ -500,6 +511,50 @@ def unanswered_asks(
         if mine and all(c.text in gone for c in mine):
             out.append(part)
     return out
+
+
+_HOW_MANY = re.compile(r"\b(?:how\s+many|wie\s+viele)\s+(?P<what>[^?,.;:]+)", re.IGNORECASE)
+COUNT_REACH = 6
+"""How many words from the thing counted a number may be and still be read as its count
+("132 steps", "trees: 300", "the network had 612 docking stations")."""
+
+
+def counted_words(ask: str, lang: str = "en") -> list[str]:
+    """What a "how many" ask counts: the words after "how many" up to the first stop word,
+    at most three ("charge cycles", "Debian Developers", "Jahre"); none for other asks."""
+    m = _HOW_MANY.search(ask)
+    if not m:
+        return []
+    stops = textkit.stop_words(lang) | STOPS_EXTRA
+    out: list[str] = []
+    for w in re.findall(r"[\w'-]+", m.group("what")):
+        if w.lower() in stops or len(out) == 3:
+            break
+        out.append(w)
+    return out
+
+
+def uncounted(ask: str, evidence: str, lang: str = "en") -> str | None:
+    """The thing a "how many" ask counts, when the evidence names it but never with a number
+    near it (COUNT_REACH words): it talks about the trees without saying how many ("a
+    gradient boosting decision tree"); the words of the ask it names are returned. None when the ask counts nothing, when the evidence
+    gives a number by it, or when the evidence never names it (a paraphrase, "stairs" for
+    "steps", which the coverage weighs)."""
+    words = counted_words(ask, lang)
+    if not words:
+        return None
+    tokens = textkit.words(_MARKERS.sub(" ", evidence))
+    want = {textkit.stem(w.lower(), lang) for w in words}
+    stems = [textkit.stem(t, lang) for t in tokens]
+    at = [i for i, s in enumerate(stems) if s in want]
+    if not at:
+        return None
+    for i in at:
+        near = tokens[max(0, i - COUNT_REACH) : i + COUNT_REACH + 1]
+        if any(t[:1].isdigit() or t in NUMBER_WORDS for t in near):
+            return None
+    named = {stems[i] for i in at}
+    return " ".join(w for w in words if textkit.stem(w.lower(), lang) in named)
 
 
 def said_names(question: str, names: Sequence[str]) -> list[str]:
@@ -567,6 +622,9 @@ def assess(
     contras = [why for s, q in claims if (why := contradiction(s, q, question))]
     reasons: list[str] = [f"Contradiction: {why}." for why in contras[:2]]
     unanswered = unanswered_asks(question, concepts, missing)
+    parts = asks(question)
+    counts = {p: n for p in parts if (n := uncounted(p, ev.text, lang))}
+    none_answered = len(parts) > 1 and all(p in unanswered or p in counts for p in parts)
     no_type = f"The question asks for {TYPE_WORDS[kind]}, and the {passages} have none."
     # the more telling reasons first: the first is the one a status line shows
     nowhere = [m for m in missing if m in absent]
@@ -578,6 +636,7 @@ def assess(
         reasons.append(f"No passage in your library mentions {quoted(said)}{also}.")
     if unanswered:
         reasons.append(f"The {passages} don't answer \u2018{unanswered[0]}?\u2019")
+    reasons.extend(f"The {passages} don't say how many \u2018{n}\u2019." for n in counts.values())
     if not found and kind in GREEN_ONLY_TYPES:  # a how-to question answered with no way
         reasons.append(no_type)
     if rest and not said:
@@ -612,5 +671,7 @@ def assess(
         coverage=round(cov, 3),
         key_missing=key_missing(concepts, missing),
         unanswered=unanswered,
+        uncounted=list(counts.values()),
+        none_answered=none_answered,
         absent=nowhere,
     )

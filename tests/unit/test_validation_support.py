@@ -16,12 +16,14 @@ from app.validation.support import (
     absent_concepts,
     assess,
     calibrated_similarity,
+    counted_words,
     coverage,
     key_concepts,
     key_missing,
     kin,
     mark_told,
     telling_absence,
+    uncounted,
 )
 
 pytestmark = pytest.mark.unit
@@ -779,3 +781,81 @@ def test_a_price_is_found_as_documents_print_it(text: str) -> None:
 )
 def test_numbers_and_free_things_are_no_price(text: str) -> None:
     assert not has_price(text)
+
+
+# --- "how many" asks ------------------------------------------------------------------------
+def test_what_a_how_many_ask_counts() -> None:
+    assert counted_words("How many charge cycles does the battery last?") == ["charge", "cycles"]
+    assert counted_words("how many Debian Developers have to vouch for me") == [
+        "Debian",
+        "Developers",
+    ]
+    assert counted_words("Wie viele Jahre bekomme ich Geld?", "de") == ["Jahre"]
+    assert counted_words("Which learning rate") == []
+
+
+@pytest.mark.parametrize(
+    ("ask", "evidence", "lang", "left"),
+    [
+        (
+            "how many trees did the boosted model use",
+            "LightGBM: a gradient boosting decision tree.",
+            "en",
+            "trees",
+        ),
+        ("how many trees did it use", "The model used 300 trees.", "en", None),
+        ("how many trees did it use", "The model used three hundred trees.", "en", None),
+        ("how many stairs is it up to the top", "A climb of 117 steps.", "en", None),  # paraphrase
+        (
+            "how many complaints did they get",
+            "Low-pressure complaints peaked in the third quarter.",
+            "en",
+            "complaints",
+        ),
+        (
+            "Wie viele Jahre bekomme ich Geld",
+            "Die Vergütung wird 20 Jahre lang gezahlt.",
+            "de",
+            None,
+        ),
+        (
+            "Wie viele Jahre bekomme ich Geld",
+            "Die Vergütung gilt für viele Jahre.",
+            "de",
+            "Jahre",
+        ),
+        ("Which learning rate", "The learning rate was not tuned.", "en", None),  # no count
+    ],
+)
+def test_a_count_asked_is_answered_by_a_number_by_what_it_counts(
+    ask: str, evidence: str, lang: str, left: str | None
+) -> None:
+    assert uncounted(ask, evidence, lang) == left
+
+
+def test_evidence_that_answers_neither_ask_refuses() -> None:
+    """Seen on the mixed set: the paper names its gradient-boosted trees, but neither the
+    learning rate nor how many trees. Each part alone would leave the answer YELLOW."""
+    q = "Which learning rate and how many trees did the boosted model use?"
+    ev = [
+        "A single gradient-boosted model for the whole network was more accurate than a graph "
+        "neural network and far cheaper to train.",
+        "[3] G. Ke et al. LightGBM: a highly efficient gradient boosting decision tree.",
+    ]
+    s = assess(q, ev, similarity=0.53)
+    assert s.uncounted == ["trees"] and s.none_answered and s.refuses
+    assert "The cited passages don't say how many \u2018trees\u2019." in s.reasons
+    answered = assess(q, ["The boosted model used 300 trees; " + ev[0]], similarity=0.6)
+    assert not answered.none_answered and not answered.refuses  # one ask answered: YELLOW
+
+
+def test_a_count_the_evidence_does_not_give_is_never_green() -> None:
+    q = "How many complaints about low pressure did they get in the third quarter?"
+    ev = ["Low-pressure complaints peaked in the third quarter, during the heatwave."]
+    s = assess(q, ev, similarity=0.8)
+    assert s.uncounted == ["complaints"] and not s.answers and not s.refuses
+    assert s.reasons[0] == "The cited passages don't say how many \u2018complaints\u2019."
+    counted = assess(
+        q, ["In the third quarter 412 customers made low-pressure complaints."], similarity=0.8
+    )
+    assert counted.uncounted == [] and counted.answers
