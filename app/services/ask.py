@@ -252,7 +252,9 @@ class AskService:
             refused = verdict.absent_refusal(run.question, concepts, run.pairs)
             refused.model = model.name
             return refused
+        t0 = time.perf_counter()
         kind = verdict.kind_missing(run.question, run.pairs)
+        run.timings["kind"] = round(ms_since(t0), 2)
         if kind is not None:  # a price asked, and no passage close to the question gives one
             logger.info("refusing: no retrieved passage holds %s", kind)
             refused = verdict.kind_refusal(run.question, kind, concepts, run.pairs)

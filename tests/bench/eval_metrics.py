@@ -16,9 +16,10 @@ from typing import Any
 from app.core.models import Answer, Citation, SearchHit
 
 LATENCY_KEYS = ("retrieve", "first_token", "generate", "validate", "total")
-SUPPORT_PARTS = ("concepts", "precheck", "support")
-"""Timings of the support check: the question's concepts (rarity, absence), the check of the
-ranked evidence before generation (only below the relevance floor) and the verdict."""
+SUPPORT_PARTS = ("concepts", "kind", "precheck", "support")
+"""Timings of the support check: the question's concepts (rarity, absence), the search of
+the retrieved passages for the kind of answer asked (a price), the check of the ranked
+evidence before generation (only below the relevance floor) and the verdict."""
 ANSWER_KINDS = ("generated", "extractive", "refusal")
 STATUSES = ("GREEN", "YELLOW", "RED", "REFUSED")
 
