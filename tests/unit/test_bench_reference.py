@@ -33,7 +33,7 @@ def test_compare_runs_names_exactly_the_changed_questions(tmp_path: Path) -> Non
     before = compare_runs.load(REFERENCE / "mixed.jsonl")
     after = {k: dict(v) for k, v in before.items()}
     after["m001"]["pages"] = [*after["m001"]["pages"], 99]
-    after["m067"]["status"] = "REFUSED"
+    after["m067"]["status"] = "GREEN" if before["m067"]["status"] != "GREEN" else "YELLOW"
     path = tmp_path / "after.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in after.values()), encoding="utf-8")
     lines = compare_runs.differences(before, compare_runs.load(path))
