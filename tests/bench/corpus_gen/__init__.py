@@ -10,8 +10,10 @@ metadata, no random ids, seeded content), so libraries built from them can be re
 - ``leitfaden_photovoltaik.pdf``: a German guide with a table.
 
 The questions about them are in ``tests/bench/questions_mixed.jsonl``. ``HELDOUT_BUILDERS``
-write the held-out ``ebike`` set's PDF (``velora_trail_e5_manual.pdf``, an owner's manual)
-into a folder of its own, so the mixed libraries never change because of it.
+write the PDFs of held-out sets, each into a folder of its own, so the mixed libraries (and
+every other held-out set's) never change because of them: the ``ebike`` set's
+``velora_trail_e5_manual.pdf`` (an owner's manual) and the ``leisure`` set's
+``riverside_leisure_centre_guide.pdf`` (a leisure centre's visitor and member guide).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from . import book, brochure, ebike, german, paper, report
+from . import book, brochure, ebike, german, leisure, paper, report
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +33,10 @@ BUILDERS: dict[str, Callable[[str], None]] = {
     book.FILE: book.build,
     german.FILE: german.build,
 }
-HELDOUT_BUILDERS: dict[str, Callable[[str], None]] = {ebike.FILE: ebike.build}
+HELDOUT_BUILDERS: dict[str, Callable[[str], None]] = {
+    ebike.FILE: ebike.build,
+    leisure.FILE: leisure.build,
+}
 
 
 def generate(folder: Path, builders: dict[str, Callable[[str], None]] | None = None) -> list[Path]:
