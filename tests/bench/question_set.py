@@ -23,7 +23,9 @@ tenth, ``talk4`` (questions_talk4.jsonl: German questions, half plain and half c
 German LinuxCNC developer manual, a real PDF under ``data/``, written on 2026-11-24 as the check of
 that day's work), and an eleventh, ``talk5`` (questions_talk5.jsonl: chattily typed English
 questions over "An Introduction to R", a real PDF under ``data/``, written on 2026-11-24 and kept
-unread for the next change)
+unread for the next change), and a twelfth, ``leisure`` (questions_leisure.jsonl: plain and chatty
+questions over a generated leisure-centre guide, its fees printed in several ways, written on
+2026-11-24 by a helper who had not seen the verdict rules; never used to tune).
 
 Shared by ``tests.bench.eval_answers`` (the ``make eval`` runner) and the unit test that guards the
 JSONL file, so both judge questions and evidence by exactly the same rules.
@@ -59,10 +61,12 @@ TALK2_QUESTIONS_PATH = Path(__file__).with_name("questions_talk2.jsonl")
 TALK3_QUESTIONS_PATH = Path(__file__).with_name("questions_talk3.jsonl")
 TALK4_QUESTIONS_PATH = Path(__file__).with_name("questions_talk4.jsonl")
 TALK5_QUESTIONS_PATH = Path(__file__).with_name("questions_talk5.jsonl")
+LEISURE_QUESTIONS_PATH = Path(__file__).with_name("questions_leisure.jsonl")
 BENCH_DATA = Path(__file__).with_name("data")  # freely licensed PDFs kept in the repo
 DEFAULT_CORPUS = Path("/work/shared/corpus")
 MIXED_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-mixed"
 EBIKE_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-ebike"
+LEISURE_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-leisure"
 MIN_EVIDENCE_WORDS = 5
 MAX_EVIDENCE_WORDS = 20
 
@@ -337,6 +341,16 @@ SETS: dict[str, QuestionSet] = {
         "held out: chattily typed English questions (greetings, situations, two-part asks) "
         "over 'An Introduction to R' (a real 113-page PDF), written on 2026-11-24 by a helper "
         "who had seen neither the rules nor any other set; never used to tune",
+    ),
+    "leisure": QuestionSet(
+        "leisure",
+        LEISURE_QUESTIONS_PATH,
+        LEISURE_CORPUS,
+        True,
+        "held out: a generated leisure-centre guide (fees in several printed forms, timetable "
+        "and price tables, rules), written on 2026-11-24 by a helper who had not seen the "
+        "verdict rules; never used to tune",
+        heldout_pdfs=("riverside_leisure_centre_guide.pdf",),
     ),
 }
 
