@@ -14,7 +14,16 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tests.bench.corpus_gen import BUILDERS, HELDOUT_BUILDERS, book, ebike, generate, german, report
+from tests.bench.corpus_gen import (
+    BUILDERS,
+    HELDOUT_BUILDERS,
+    book,
+    ebike,
+    generate,
+    german,
+    leisure,
+    report,
+)
 from tests.bench.question_set import (
     BENCH_DATA,
     CHATTY_QUESTIONS_PATH,
@@ -22,6 +31,7 @@ from tests.bench.question_set import (
     EBIKE_QUESTIONS_PATH,
     FHS_QUESTIONS_PATH,
     HELDOUT_QUESTIONS_PATH,
+    LEISURE_QUESTIONS_PATH,
     MAINT_QUESTIONS_PATH,
     MIXED_QUESTIONS_PATH,
     QUESTIONS_PATH,
@@ -332,6 +342,8 @@ def test_every_chatty_evidence_occurs_on_its_page_only(
         pytest.param(TALK4_QUESTIONS_PATH, "k", {"linuxcnc-developer.de.pdf"}, id="talk4"),
         # chatty English over a real manual on a subject no other set asks about (R)
         pytest.param(TALK5_QUESTIONS_PATH, "v", {"r-intro.pdf"}, id="talk5"),
+        # plain and chatty English over a generated leisure-centre guide (fees printed many ways)
+        pytest.param(LEISURE_QUESTIONS_PATH, "l", {leisure.FILE}, id="leisure"),
     ],
 )
 def test_a_held_out_set_is_valid_distinct_and_not_copied(
@@ -349,6 +361,13 @@ def test_a_held_out_set_is_valid_distinct_and_not_copied(
 
 def test_the_ebike_pdf_is_written_apart_from_the_mixed_corpus() -> None:
     assert not set(HELDOUT_BUILDERS) & set(BUILDERS), "the mixed libraries must not change"
+
+
+def test_every_held_out_generated_pdf_belongs_to_one_set_with_a_folder_of_its_own() -> None:
+    """prepare() writes a set's own PDFs only, so adding one never changes another library."""
+    heldout = [qs for qs in SETS.values() if qs.heldout_pdfs]
+    assert sorted(pdf for qs in heldout for pdf in qs.heldout_pdfs) == sorted(HELDOUT_BUILDERS)
+    assert len({qs.corpus for qs in heldout}) == len(heldout)
 
 
 @pytest.mark.skipif(not DEFAULT_CORPUS.is_dir(), reason="benchmark corpus not available")
@@ -380,3 +399,16 @@ def test_every_ebike_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
     folder = SETS["ebike"].prepare(tmp_path)
     assert [p.name for p in folder.iterdir()] == [ebike.FILE], "the ebike library must not change"
     assert_evidence_on_its_page_only(load_questions(EBIKE_QUESTIONS_PATH), folder)
+
+
+def test_every_leisure_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
+    folder = SETS["leisure"].prepare(tmp_path / "a")
+    assert [p.name for p in folder.iterdir()] == [leisure.FILE]
+    again = SETS["leisure"].prepare(tmp_path / "b") / leisure.FILE
+    assert again.read_bytes() == (folder / leisure.FILE).read_bytes(), "byte-reproducible"
+    held = load_questions(LEISURE_QUESTIONS_PATH)
+    assert_evidence_on_its_page_only(held, folder)
+    with pymupdf.open(folder / leisure.FILE) as doc:
+        assert 6 <= doc.page_count <= 10
+        pages = set(range(1, doc.page_count + 1))
+    assert {q.page for q in held if q.answerable} == pages, "every page of the guide is asked"
