@@ -228,17 +228,24 @@ def test_cli_a_price_no_passage_gives_is_refused_before_generation(
     assert any("calibration" in c["quote"].lower() for c in support["closest"])
 
 
+def library_of(name: str, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Library:
+    """A library of its own holding one PDF of the mixed development corpus (``name``, a
+    module of ``tests.bench.corpus_gen`` with ``FILE`` and ``build``)."""
+    import importlib
+
+    module = importlib.import_module(f"tests.bench.corpus_gen.{name}")
+    root = tmp_path_factory.mktemp(f"ask-{name}")
+    module.build(str(root / module.FILE))
+    library = Library(Settings(library=root / "library"), embedder=embedder)
+    assert [r.status for r in library.ingest([root / module.FILE]).results] == ["added"]
+    return library
+
+
 @pytest.fixture(scope="module")
 def brochure_lib(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Embedder) -> Library:
-    """The lighthouse brochure of the mixed development set: prices printed without a
-    currency ("Adults 7.50, children aged 5 to 16 3.50")."""
-    from tests.bench.corpus_gen import brochure
-
-    root = tmp_path_factory.mktemp("ask-brochure")
-    brochure.build(str(root / brochure.FILE))
-    library = Library(Settings(library=root / "library"), embedder=shared_embedder)
-    assert [r.status for r in library.ingest([root / brochure.FILE]).results] == ["added"]
-    return library
+    """The lighthouse brochure: prices printed without a currency ("Adults 7.50, children
+    aged 5 to 16 3.50")."""
+    return library_of("brochure", tmp_path_factory, shared_embedder)
 
 
 def test_cli_a_price_printed_without_a_currency_is_answered(
@@ -253,14 +260,8 @@ def test_cli_a_price_printed_without_a_currency_is_answered(
 
 @pytest.fixture(scope="module")
 def german_lib(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Embedder) -> Library:
-    """The German solar guide of the mixed development set, in a library of its own."""
-    from tests.bench.corpus_gen import german
-
-    root = tmp_path_factory.mktemp("ask-de")
-    german.build(str(root / german.FILE))
-    library = Library(Settings(library=root / "library"), embedder=shared_embedder)
-    assert [r.status for r in library.ingest([root / german.FILE]).results] == ["added"]
-    return library
+    """The German solar guide."""
+    return library_of("german", tmp_path_factory, shared_embedder)
 
 
 def test_cli_german_concept_absent_from_the_library_is_refused_before_generation(
