@@ -25,7 +25,8 @@ that day's work), and an eleventh, ``talk5`` (questions_talk5.jsonl: chattily ty
 questions over "An Introduction to R", a real PDF under ``data/``, written on 2026-11-24 and kept
 unread for the next change), and a twelfth, ``leisure`` (questions_leisure.jsonl: plain and chatty
 questions over a generated leisure-centre guide, its fees printed in several ways, written on
-2026-11-24 by a helper who had not seen the verdict rules; never used to tune).
+2026-11-24 by a helper who had not seen the verdict rules; never used to tune, though its
+statuses were read question by question at its first run, so the next check needs a fresh set).
 
 Shared by ``tests.bench.eval_answers`` (the ``make eval`` runner) and the unit test that guards the
 JSONL file, so both judge questions and evidence by exactly the same rules.
@@ -349,7 +350,7 @@ SETS: dict[str, QuestionSet] = {
         True,
         "held out: a generated leisure-centre guide (fees in several printed forms, timetable "
         "and price tables, rules), written on 2026-11-24 by a helper who had not seen the "
-        "verdict rules; never used to tune",
+        "verdict rules; never used to tune, but its statuses were read at its first run",
         heldout_pdfs=("riverside_leisure_centre_guide.pdf",),
     ),
 }
