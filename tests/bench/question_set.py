@@ -26,7 +26,11 @@ questions over "An Introduction to R", a real PDF under ``data/``, written on 20
 unread for the next change), and a twelfth, ``leisure`` (questions_leisure.jsonl: plain and chatty
 questions over a generated leisure-centre guide, its fees printed in several ways, written on
 2026-11-24 by a helper who had not seen the verdict rules; never used to tune, though its
-statuses were read question by question at its first run, so the next check needs a fresh set).
+statuses were read question by question at its first run, so the next check needs a fresh set),
+and a thirteenth, ``money`` (questions_money.jsonl: plain and chatty English and German questions
+about prices, fees and counts over a generated village-hall hire price list and a generated German
+sports club's fee schedule, written on 2026-11-24 by a helper who had not seen the verdict rules;
+never used to tune).
 
 Shared by ``tests.bench.eval_answers`` (the ``make eval`` runner) and the unit test that guards the
 JSONL file, so both judge questions and evidence by exactly the same rules.
@@ -63,11 +67,13 @@ TALK3_QUESTIONS_PATH = Path(__file__).with_name("questions_talk3.jsonl")
 TALK4_QUESTIONS_PATH = Path(__file__).with_name("questions_talk4.jsonl")
 TALK5_QUESTIONS_PATH = Path(__file__).with_name("questions_talk5.jsonl")
 LEISURE_QUESTIONS_PATH = Path(__file__).with_name("questions_leisure.jsonl")
+MONEY_QUESTIONS_PATH = Path(__file__).with_name("questions_money.jsonl")
 BENCH_DATA = Path(__file__).with_name("data")  # freely licensed PDFs kept in the repo
 DEFAULT_CORPUS = Path("/work/shared/corpus")
 MIXED_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-mixed"
 EBIKE_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-ebike"
 LEISURE_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-leisure"
+MONEY_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-money"
 MIN_EVIDENCE_WORDS = 5
 MAX_EVIDENCE_WORDS = 20
 
@@ -352,6 +358,16 @@ SETS: dict[str, QuestionSet] = {
         "and price tables, rules), written on 2026-11-24 by a helper who had not seen the "
         "verdict rules; never used to tune, but its statuses were read at its first run",
         heldout_pdfs=("riverside_leisure_centre_guide.pdf",),
+    ),
+    "money": QuestionSet(
+        "money",
+        MONEY_QUESTIONS_PATH,
+        MONEY_CORPUS,
+        True,
+        "held out: generated hall-hire terms and a German club fee schedule (money printed in "
+        "many forms, counts in prose and tables), written on 2026-11-24 by a helper who had not "
+        "seen the verdict rules; never used to tune",
+        heldout_pdfs=("oakfield_community_hall_hire.pdf", "tsv_gruenwald_beitragsordnung.pdf"),
     ),
 }
 

@@ -12,8 +12,10 @@ metadata, no random ids, seeded content), so libraries built from them can be re
 The questions about them are in ``tests/bench/questions_mixed.jsonl``. ``HELDOUT_BUILDERS``
 write the PDFs of held-out sets, each into a folder of its own, so the mixed libraries (and
 every other held-out set's) never change because of them: the ``ebike`` set's
-``velora_trail_e5_manual.pdf`` (an owner's manual) and the ``leisure`` set's
-``riverside_leisure_centre_guide.pdf`` (a leisure centre's visitor and member guide).
+``velora_trail_e5_manual.pdf`` (an owner's manual), the ``leisure`` set's
+``riverside_leisure_centre_guide.pdf`` (a leisure centre's visitor and member guide) and the
+``money`` set's ``oakfield_community_hall_hire.pdf`` (a village hall's hire terms and price list)
+and ``tsv_gruenwald_beitragsordnung.pdf`` (a German sports club's fee schedule).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from . import book, brochure, ebike, german, leisure, paper, report
+from . import book, brochure, ebike, german, hall, leisure, paper, report, verein
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +38,8 @@ BUILDERS: dict[str, Callable[[str], None]] = {
 HELDOUT_BUILDERS: dict[str, Callable[[str], None]] = {
     ebike.FILE: ebike.build,
     leisure.FILE: leisure.build,
+    hall.FILE: hall.build,
+    verein.FILE: verein.build,
 }
 
 
