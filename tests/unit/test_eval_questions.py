@@ -21,8 +21,10 @@ from tests.bench.corpus_gen import (
     ebike,
     generate,
     german,
+    hall,
     leisure,
     report,
+    verein,
 )
 from tests.bench.question_set import (
     BENCH_DATA,
@@ -34,6 +36,7 @@ from tests.bench.question_set import (
     LEISURE_QUESTIONS_PATH,
     MAINT_QUESTIONS_PATH,
     MIXED_QUESTIONS_PATH,
+    MONEY_QUESTIONS_PATH,
     QUESTIONS_PATH,
     SETS,
     TALK2_QUESTIONS_PATH,
@@ -344,6 +347,8 @@ def test_every_chatty_evidence_occurs_on_its_page_only(
         pytest.param(TALK5_QUESTIONS_PATH, "v", {"r-intro.pdf"}, id="talk5"),
         # plain and chatty English over a generated leisure-centre guide (fees printed many ways)
         pytest.param(LEISURE_QUESTIONS_PATH, "l", {leisure.FILE}, id="leisure"),
+        # English and German, plain and chatty, about money and counts over two generated PDFs
+        pytest.param(MONEY_QUESTIONS_PATH, "y", {hall.FILE, verein.FILE}, id="money"),
     ],
 )
 def test_a_held_out_set_is_valid_distinct_and_not_copied(
@@ -412,3 +417,23 @@ def test_every_leisure_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
         assert 6 <= doc.page_count <= 10
         pages = set(range(1, doc.page_count + 1))
     assert {q.page for q in held if q.answerable} == pages, "every page of the guide is asked"
+
+
+def test_every_money_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
+    files = [hall.FILE, verein.FILE]
+    folder = SETS["money"].prepare(tmp_path / "a")
+    assert sorted(p.name for p in folder.iterdir()) == sorted(files)
+    again = SETS["money"].prepare(tmp_path / "b")
+    for name in files:
+        assert (again / name).read_bytes() == (folder / name).read_bytes(), f"{name} reproducible"
+    held = load_questions(MONEY_QUESTIONS_PATH)
+    assert_evidence_on_its_page_only(held, folder)
+    for q in held:  # an "also" page states the same, so it too is on its page only
+        for also in q.also:
+            texts = page_texts(folder / q.doc)
+            assert sum(evidence_on_text(also.evidence, t) for t in texts) == 1, q.id
+    for name, pages in ((hall.FILE, (4, 6)), (verein.FILE, (3, 5))):
+        with pymupdf.open(folder / name) as doc:
+            assert pages[0] <= doc.page_count <= pages[1], name
+        assert any(q.answerable and q.doc == name for q in held), name
+        assert any(not q.answerable and q.doc == name for q in held), name
