@@ -29,8 +29,8 @@ questions over a generated leisure-centre guide, its fees printed in several way
 statuses were read question by question at its first run, so the next check needs a fresh set),
 and a thirteenth, ``money`` (questions_money.jsonl: plain and chatty English and German questions
 about prices, fees and counts over a generated village-hall hire price list and a generated German
-sports club's fee schedule, written on 2026-11-24 by a helper who had not seen the verdict rules;
-never used to tune).
+sports club's fee schedule, written on 2026-11-24 by a helper who had not seen the verdict rules,
+as a probe of the price and count checks; its statuses were read at its first run).
 
 Shared by ``tests.bench.eval_answers`` (the ``make eval`` runner) and the unit test that guards the
 JSONL file, so both judge questions and evidence by exactly the same rules.
@@ -366,7 +366,7 @@ SETS: dict[str, QuestionSet] = {
         True,
         "held out: generated hall-hire terms and a German club fee schedule (money printed in "
         "many forms, counts in prose and tables), written on 2026-11-24 by a helper who had not "
-        "seen the verdict rules; never used to tune",
+        "seen the verdict rules; never used to tune, but its statuses were read at its first run",
         heldout_pdfs=("oakfield_community_hall_hire.pdf", "tsv_gruenwald_beitragsordnung.pdf"),
     ),
 }
