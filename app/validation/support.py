@@ -29,6 +29,7 @@ from typing import Literal
 from app.core import textkit
 from app.core.asking import asking_part, topic
 from app.core.models import Citation
+from app.core.text import collapse_ws
 from app.core.textkit import CITATION_MARKERS as _MARKERS
 from app.core.textkit import STOPS_EXTRA, detect_language, restates
 from app.validation.answer_checks import (
@@ -534,27 +535,52 @@ def counted_words(ask: str, lang: str = "en") -> list[str]:
     return out
 
 
-def uncounted(ask: str, evidence: str, lang: str = "en") -> str | None:
-    """The thing a "how many" ask counts, when the evidence names it but never with a number
-    near it (COUNT_REACH words): it talks about the trees without saying how many ("a
-    gradient boosting decision tree"); the words of the ask it names are returned. None when the ask counts nothing, when the evidence
-    gives a number by it, or when the evidence never names it (a paraphrase, "stairs" for
-    "steps", which the coverage weighs)."""
+_PHRASE_END = re.compile(r"[,;()\u2013\u2014]|\s(?:and|or|und|oder)\s", re.IGNORECASE)
+"""Where a phrase ends: a number across a comma or an "and" counts something else ("two
+ovens and a six-ring hob, fridges")."""
+
+
+def _counted_in(text: str, want: set[str], lang: str) -> tuple[bool, bool]:
+    """(whether ``text`` names what ``want``'s stems count, whether a number stands within
+    COUNT_REACH words of it in the same phrase)."""
+    named = False
+    for phrase in _PHRASE_END.split(collapse_ws(_MARKERS.sub(" ", text))):
+        tokens = textkit.words(phrase)
+        at = [i for i, t in enumerate(tokens) if textkit.stem(t, lang) in want]
+        named = named or bool(at)
+        for i in at:
+            near = tokens[max(0, i - COUNT_REACH) : i + COUNT_REACH + 1]
+            if any(t[:1].isdigit() or t in NUMBER_WORDS for t in near):
+                return True, True
+    return named, False
+
+
+def uncounted(ask: str, evidence: str, lang: str = "en", context: str = "") -> str | None:
+    """What a "how many" ask counts, when the evidence names it but gives no number for it:
+    it talks about the trees without saying how many ("a gradient boosting decision tree").
+
+    A number counts the thing within COUNT_REACH words of it in the same phrase ("300 trees",
+    "seats 120 theatre-style"), not across a comma or an "and" ("two ovens and a six-ring
+    hob, fridges"). Named only in ``context`` (a table's header, "Room Size Seats"), the
+    thing is counted by any number of the evidence (its row). None when the ask counts
+    nothing, when a number counts it, or when the evidence never names it (a paraphrase,
+    "steps" for "stairs", which the coverage weighs); else the words of the ask it names."""
     words = counted_words(ask, lang)
     if not words:
         return None
-    tokens = textkit.words(_MARKERS.sub(" ", evidence))
     want = {textkit.stem(w.lower(), lang) for w in words}
-    stems = [textkit.stem(t, lang) for t in tokens]
-    at = [i for i, s in enumerate(stems) if s in want]
-    if not at:
+    named, counted = _counted_in(evidence, want, lang)
+    if counted:
         return None
-    for i in at:
-        near = tokens[max(0, i - COUNT_REACH) : i + COUNT_REACH + 1]
-        if any(t[:1].isdigit() or t in NUMBER_WORDS for t in near):
+    in_header, _ = _counted_in(context, want, lang)
+    if in_header and not named:
+        named = True
+        if any(t[:1].isdigit() or t in NUMBER_WORDS for t in textkit.words(evidence)):
             return None
-    named = {stems[i] for i in at}
-    return " ".join(w for w in words if textkit.stem(w.lower(), lang) in named)
+    if not named:
+        return None
+    found = {textkit.stem(t, lang) for t in textkit.words(f"{evidence} {context}")} & want
+    return " ".join(w for w in words if textkit.stem(w.lower(), lang) in found)
 
 
 def said_names(question: str, names: Sequence[str]) -> list[str]:
@@ -623,7 +649,8 @@ def assess(
     reasons: list[str] = [f"Contradiction: {why}." for why in contras[:2]]
     unanswered = unanswered_asks(question, concepts, missing)
     parts = asks(question)
-    counts = {p: n for p in parts if (n := uncounted(p, ev.text, lang))}
+    quotes, titles = "\n".join(evidence), "\n".join(context)
+    counts = {p: n for p in parts if (n := uncounted(p, quotes, lang, titles))}
     none_answered = len(parts) > 1 and all(p in unanswered or p in counts for p in parts)
     no_type = f"The question asks for {TYPE_WORDS[kind]}, and the {passages} have none."
     # the more telling reasons first: the first is the one a status line shows

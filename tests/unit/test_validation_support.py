@@ -825,6 +825,13 @@ def test_what_a_how_many_ask_counts() -> None:
             "Jahre",
         ),
         ("Which learning rate", "The learning rate was not tuned.", "en", None),  # no count
+        (  # a number across a comma or an "and" counts something else
+            "How many fridges are there in the kitchen",
+            "It has a cooker with two ovens and a six-ring hob, fridges and a chest freezer.",
+            "en",
+            "fridges",
+        ),
+        ("how many stations", "The network had 612\ndocking stations.", "en", None),
     ],
 )
 def test_a_count_asked_is_answered_by_a_number_by_what_it_counts(
@@ -859,3 +866,9 @@ def test_a_count_the_evidence_does_not_give_is_never_green() -> None:
         q, ["In the third quarter 412 customers made low-pressure complaints."], similarity=0.8
     )
     assert counted.uncounted == [] and counted.answers
+
+
+def test_a_count_named_in_a_table_header_is_given_by_its_row() -> None:
+    ask = "how many seats does the Garden Room have"
+    assert uncounted(ask, "Garden Room 9 x 7 m 40", context="Room Size (m) Seats") is None
+    assert uncounted(ask, "Garden Room, bright", context="Room Size (m) Seats") == "seats"
