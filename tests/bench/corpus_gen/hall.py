@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from app.ingest._mupdf import pymupdf
 
-from .render import TABLE_CAPTION, TABLE_CELL, Flow, Style, new_document, put, save, wrap
+from .render import ChapterStyles, Flow, Style, new_document, put, save, wrap, write_chapters
 
 FILE = "oakfield_community_hall_hire.pdf"
 W, H = 595.0, 842.0
@@ -387,6 +387,7 @@ CHAPTERS: list[tuple[str, list[Block]]] = [
 ]
 
 BREAK_BEFORE = {"1 The rooms"}
+STYLES = ChapterStyles(H1, BODY, subheading=H2)
 
 
 def _columns(pno: int) -> list[pymupdf.Rect]:
@@ -417,32 +418,6 @@ def _note(flow: Flow, title: str, paragraphs: Sequence[str]) -> None:
     )
 
 
-def _write(flow: Flow, chapters: Sequence[tuple[str, Sequence[Block]]]) -> None:
-    for heading, blocks in chapters:
-        if heading in BREAK_BEFORE:
-            flow.page_break()
-        flow.heading(heading, H1)
-        for block in blocks:
-            match block:
-                case str():
-                    flow.para(block, BODY)
-                case ("h2", str() as text):
-                    flow.heading(text, H2)
-                case ("note", str() as title, list() as paragraphs):
-                    _note(flow, title, paragraphs)
-                case ("table", (header, rows, widths), str() as caption):
-                    flow.table(
-                        header,
-                        rows,
-                        widths,
-                        TABLE_CELL,
-                        caption=caption,
-                        caption_style=TABLE_CAPTION,
-                    )
-                case _:
-                    raise ValueError(f"not a block: {block!r}")
-
-
 def build(path: str) -> None:
     doc = new_document(f"{TITLE}: {SUBTITLE}", "Oakfield Village Hall Trust", "Hire terms")
     flow = Flow(doc, (W, H), _columns, _furniture)
@@ -458,5 +433,5 @@ def build(path: str) -> None:
     for title, paragraphs in SIDE_BOXES:
         rect = pymupdf.Rect(SIDE[0], y, SIDE[1], H)
         y = flow.box(doc[0], rect, title, paragraphs, NOTE_BODY, NOTE_TITLE, fill=NOTE_FILL) + 14.0
-    _write(flow, CHAPTERS)
+    write_chapters(flow, CHAPTERS, STYLES, break_before=BREAK_BEFORE, note=_note)
     save(doc, path)

@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from app.ingest._mupdf import pymupdf
 
 from .render import (
-    TABLE_CAPTION,
-    TABLE_CELL,
+    ChapterStyles,
     Flow,
     Style,
     new_document,
     put,
     save,
     wrap,
+    write_chapters,
 )
 
 FILE = "riverside_leisure_centre_guide.pdf"
@@ -523,6 +523,7 @@ CHAPTERS: list[tuple[str, list[Block]]] = [
 ]
 
 BREAK_BEFORE = {"1 Opening hours", "5 Classes", "8 Accessibility"}
+STYLES = ChapterStyles(H1, BODY, subheading=H2)
 
 
 def _columns(pno: int) -> list[pymupdf.Rect]:
@@ -551,32 +552,6 @@ def _note(flow: Flow, title: str, paragraphs: Sequence[str]) -> None:
     flow.y = flow.box(flow.page, rect, title, paragraphs, NOTE_BODY, NOTE_TITLE) + 10.0
 
 
-def _write(flow: Flow, chapters: Sequence[tuple[str, Sequence[Block]]]) -> None:
-    for heading, blocks in chapters:
-        if heading in BREAK_BEFORE:
-            flow.page_break()
-        flow.heading(heading, H1)
-        for block in blocks:
-            match block:
-                case str():
-                    flow.para(block, BODY)
-                case ("h2", str() as text):
-                    flow.heading(text, H2)
-                case ("note", str() as title, list() as paragraphs):
-                    _note(flow, title, paragraphs)
-                case ("table", (header, rows, widths), str() as caption):
-                    flow.table(
-                        header,
-                        rows,
-                        widths,
-                        TABLE_CELL,
-                        caption=caption,
-                        caption_style=TABLE_CAPTION,
-                    )
-                case _:
-                    raise ValueError(f"not a block: {block!r}")
-
-
 def build(path: str) -> None:
     doc = new_document(f"{TITLE}: {SUBTITLE}", "Wenbury Community Leisure Trust", "Visitor guide")
     flow = Flow(doc, (W, H), _columns, _furniture)
@@ -592,5 +567,5 @@ def build(path: str) -> None:
     for title, paragraphs in SIDE_BOXES:
         rect = pymupdf.Rect(SIDE[0], y, SIDE[1], H)
         y = flow.box(doc[0], rect, title, paragraphs, NOTE_BODY, NOTE_TITLE) + 14.0
-    _write(flow, CHAPTERS)
+    write_chapters(flow, CHAPTERS, STYLES, break_before=BREAK_BEFORE, note=_note)
     save(doc, path)

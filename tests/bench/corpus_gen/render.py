@@ -9,7 +9,7 @@ split across pages, header repeated) so PyMuPDF's table finder can see them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from app.ingest._mupdf import pymupdf
@@ -271,6 +271,11 @@ class ChapterStyles:
     body: Style
     cell: Style = TABLE_CELL
     caption: Style = TABLE_CAPTION
+    subheading: Style | None = None  # for ("h2", text) blocks
+
+
+NoteWriter = Callable[[Flow, str, list[str]], None]
+"""Sets a side note ("note", title, paragraphs) the document's own way: a shaded box."""
 
 
 def write_chapters(
@@ -278,22 +283,36 @@ def write_chapters(
     chapters: Sequence[Chapter],
     styles: ChapterStyles,
     *,
-    break_before: Sequence[int] = (),
+    break_before: Collection[int | str] = (),
+    note: NoteWriter | None = None,
 ) -> None:
-    """Flow numbered chapters of paragraphs and captioned tables; a new page before the
-    chapters whose index is in ``break_before``."""
+    """Flow numbered chapters of blocks: a paragraph string, ("table", (header, rows,
+    widths), caption), ("h2", heading) with ``styles.subheading`` and ("note", title,
+    paragraphs) with ``note``. A new page before the chapters whose index or heading is in
+    ``break_before``."""
     for i, (heading, blocks) in enumerate(chapters):
-        if i in break_before:
+        if i in break_before or heading in break_before:
             flow.page_break()
         flow.heading(heading, styles.heading)
         for block in blocks:
-            if isinstance(block, str):
-                flow.para(block, styles.body)
-            else:
-                _, (header, rows, widths), caption = block  # type: ignore[misc]
-                flow.table(
-                    header, rows, widths, styles.cell, caption=caption, caption_style=styles.caption
-                )
+            match block:
+                case str():
+                    flow.para(block, styles.body)
+                case ("h2", str() as text) if styles.subheading is not None:
+                    flow.heading(text, styles.subheading)
+                case ("note", str() as title, list() as paragraphs) if note is not None:
+                    note(flow, title, paragraphs)
+                case (_, (header, rows, widths), str() as caption):
+                    flow.table(
+                        header,
+                        rows,
+                        widths,
+                        styles.cell,
+                        caption=caption,
+                        caption_style=styles.caption,
+                    )
+                case _:
+                    raise ValueError(f"not a block: {block!r}")
 
 
 def new_document(title: str, author: str, subject: str = "") -> pymupdf.Document:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from app.ingest._mupdf import pymupdf
 
-from .render import TABLE_CAPTION, TABLE_CELL, Flow, Style, new_document, put, save, wrap
+from .render import ChapterStyles, Flow, Style, new_document, put, save, wrap, write_chapters
 
 FILE = "tsv_gruenwald_beitragsordnung.pdf"
 W, H = 595.0, 842.0
@@ -248,6 +248,7 @@ SECTIONS: list[tuple[str, list[Block]]] = [
 ]
 
 BREAK_BEFORE: set[str] = set()
+STYLES = ChapterStyles(H1, BODY)
 
 
 def _columns(pno: int) -> list[pymupdf.Rect]:
@@ -276,30 +277,6 @@ def _note(flow: Flow, title: str, lines: Sequence[str]) -> None:
     flow.y = flow.box(flow.page, rect, title, lines, NOTE_BODY, NOTE_TITLE, fill=NOTE_FILL) + 10.0
 
 
-def _write(flow: Flow, sections: Sequence[tuple[str, Sequence[Block]]]) -> None:
-    for heading, blocks in sections:
-        if heading in BREAK_BEFORE:
-            flow.page_break()
-        flow.heading(heading, H1)
-        for block in blocks:
-            match block:
-                case str():
-                    flow.para(block, BODY)
-                case ("note", str() as title, list() as lines):
-                    _note(flow, title, lines)
-                case ("table", (header, rows, widths), str() as caption):
-                    flow.table(
-                        header,
-                        rows,
-                        widths,
-                        TABLE_CELL,
-                        caption=caption,
-                        caption_style=TABLE_CAPTION,
-                    )
-                case _:
-                    raise ValueError(f"not a block: {block!r}")
-
-
 def build(path: str) -> None:
     doc = new_document(f"{TITLE}: {SUBTITLE}", "TSV Grünwald 1908 e.V.", "Beitragsordnung")
     flow = Flow(doc, (W, H), _columns, _furniture)
@@ -314,5 +291,5 @@ def build(path: str) -> None:
         "Beschlossen von der Mitgliederversammlung am 21. März 2025",
         Style("heit", 9.5, color=(0.3, 0.3, 0.3)),
     )
-    _write(flow, SECTIONS)
+    write_chapters(flow, SECTIONS, STYLES, break_before=BREAK_BEFORE, note=_note)
     save(doc, path)
