@@ -276,12 +276,33 @@ def kind_refusal(
     """Refuse before generation: the question asks for a kind of answer (a price) that no
     passage close to it gives. A concept of it absent from the library is named too."""
     why = f"the question asks for {TYPE_WORDS[kind]}, and none of the closest passages gives one"
-    text = f"{NOT_ANSWERED}: {why}."
     reasons = [f"{why[0].upper()}{why[1:]}."]
-    names = [c.text for c in concepts.absent]
-    if names:
-        said = quoted(said_names(question, names))
+    if concepts.absent:
+        said = quoted(said_names(question, [c.text for c in concepts.absent]))
         reasons.append(f"No passage in your library mentions {said}.")
+    return _refused_at_once(question, f"{NOT_ANSWERED}: {why}.", reasons, concepts, pairs, kind)
+
+
+def absent_refusal(
+    question: str, concepts: Concepts, pairs: Sequence[tuple[Source, Chunk]]
+) -> Answer:
+    """Refuse before generation: a key concept occurs nowhere in the library."""
+    telling = [c.text for c in concepts.telling or concepts.absent]
+    text = f"No passage in your library mentions {quoted(said_names(question, telling))}."
+    return _refused_at_once(question, text, [text], concepts, pairs)
+
+
+def _refused_at_once(
+    question: str,
+    text: str,
+    reasons: list[str],
+    concepts: Concepts,
+    pairs: Sequence[tuple[Source, Chunk]],
+    kind: AnswerType = "other",
+) -> Answer:
+    """A refusal before generation: ``text`` as its answer, the question's concepts (those
+    absent from the library as missing), ``reasons`` and the closest passages."""
+    names = [c.text for c in concepts.absent]
     support = Support(
         score=0.0,
         covered=[c.text for c in concepts.items if c not in concepts.absent],
@@ -289,24 +310,6 @@ def kind_refusal(
         absent=names,
         answer_type=kind,
         reasons=reasons,
-        closest=closest_passages(question, pairs),
-    )
-    return refusal(question, text, [s for s, _ in pairs], support=support)
-
-
-def absent_refusal(
-    question: str, concepts: Concepts, pairs: Sequence[tuple[Source, Chunk]]
-) -> Answer:
-    """Refuse before generation: a key concept occurs nowhere in the library."""
-    names = [c.text for c in concepts.absent]
-    telling = [c.text for c in concepts.telling] or names
-    text = f"No passage in your library mentions {quoted(said_names(question, telling))}."
-    support = Support(
-        score=0.0,
-        covered=[c.text for c in concepts.items if c not in concepts.absent],
-        missing=names,
-        absent=names,
-        reasons=[text],
         closest=closest_passages(question, pairs),
     )
     return refusal(question, text, [s for s, _ in pairs], support=support)
