@@ -161,7 +161,8 @@ _AMOUNT = re.compile(r"(?<!\w)\d")
 name ("E42", "M6 screws", "T1"), which answers no "how many" or "how long"."""
 
 
-def _has_number(text: str) -> bool:
+def has_number(text: str) -> bool:
+    """Whether ``text`` holds an amount: a digit starting one, or a number word."""
     if _AMOUNT.search(text):
         return True
     return any(w in NUMBER_WORDS for w in textkit.words(text))
@@ -225,7 +226,7 @@ def type_present(kind: AnswerType, evidence: str) -> bool:
     if kind == "price":
         return has_price(evidence)
     if kind == "number":
-        return _has_number(evidence)
+        return has_number(evidence)
     if kind == "year":
         return bool(_YEAR.search(evidence)) or any(w in _MONTHS for w in textkit.words(evidence))
     if kind == "command":

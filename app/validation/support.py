@@ -37,12 +37,12 @@ from app.validation.answer_checks import (
     GREEN_ONLY_TYPES,
     HOW_MUCH,
     KIND_OF,
-    NUMBER_WORDS,
     TYPE_NOUN,
     TYPE_WORDS,
     AnswerType,
     answer_type,
     contradiction,
+    has_number,
     type_present,
 )
 from app.validation.claims import claim_numbers, source_numbers
@@ -540,19 +540,18 @@ _PHRASE_END = re.compile(r"[,;()\u2013\u2014]|\s(?:and|or|und|oder)\s", re.IGNOR
 ovens and a six-ring hob, fridges")."""
 
 
-def _counted_in(text: str, want: set[str], lang: str) -> tuple[bool, bool]:
-    """(whether ``text`` names what ``want``'s stems count, whether a number stands within
-    COUNT_REACH words of it in the same phrase)."""
-    named = False
+def _counted_in(text: str, want: set[str], lang: str) -> tuple[set[str], bool]:
+    """(which of ``want``'s stems ``text`` names, whether a number stands within COUNT_REACH
+    words of one of them in the same phrase)."""
+    found: set[str] = set()
     for phrase in _PHRASE_END.split(collapse_ws(_MARKERS.sub(" ", text))):
         tokens = textkit.words(phrase)
         at = [i for i, t in enumerate(tokens) if textkit.stem(t, lang) in want]
-        named = named or bool(at)
+        found.update(textkit.stem(tokens[i], lang) for i in at)
         for i in at:
-            near = tokens[max(0, i - COUNT_REACH) : i + COUNT_REACH + 1]
-            if any(t[:1].isdigit() or t in NUMBER_WORDS for t in near):
-                return True, True
-    return named, False
+            if has_number(" ".join(tokens[max(0, i - COUNT_REACH) : i + COUNT_REACH + 1])):
+                return found, True
+    return found, False
 
 
 def uncounted(ask: str, evidence: str, lang: str = "en", context: str = "") -> str | None:
@@ -573,13 +572,9 @@ def uncounted(ask: str, evidence: str, lang: str = "en", context: str = "") -> s
     if counted:
         return None
     in_header, _ = _counted_in(context, want, lang)
-    if in_header and not named:
-        named = True
-        if any(t[:1].isdigit() or t in NUMBER_WORDS for t in textkit.words(evidence)):
-            return None
-    if not named:
+    if not named and (not in_header or has_number(evidence)):
         return None
-    found = {textkit.stem(t, lang) for t in textkit.words(f"{evidence} {context}")} & want
+    found = named | in_header
     return " ".join(w for w in words if textkit.stem(w.lower(), lang) in found)
 
 
