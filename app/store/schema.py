@@ -108,7 +108,14 @@ def read_meta(db: Any, where: str, legacy_dir: Path | None = None) -> Meta | Non
     ``legacy_dir``: a local library folder that may still hold a ``meta.json``.
     """
     if META in db.list_tables().tables:
-        rows = db.open_table(META).to_arrow().to_pylist()
+        try:
+            rows = db.open_table(META).to_arrow().to_pylist()
+        except ValueError:  # listed but without its first version: another writer creating it
+            return None
+        if not rows:
+            # Created but not yet written: by a writer that crashed between the two, or by a
+            # Footnote before the table was created with its rows in one commit.
+            return None
         return _meta_from({r["key"]: r["value"] for r in rows}, where)
     if legacy_dir is not None and (legacy_dir / META_FILE).exists():
         try:
@@ -125,14 +132,20 @@ def read_meta(db: Any, where: str, legacy_dir: Path | None = None) -> Meta | Non
 
 
 def write_meta(db: Any, meta: Meta) -> None:
-    """Upsert every key in one commit (a merge_insert), so a crash never leaves half of it."""
+    """Upsert every key in one commit, so a crash never leaves half of it and a reader never
+    sees a meta table without its rows: a new table is created with them, an existing one
+    takes a merge_insert. The caller holds the writer lock."""
     values = {k: None if v is None else str(v) for k, v in asdict(meta).items()}
     table = pa.table({"key": list(values), "value": list(values.values())}, schema=META_SCHEMA)
-    if META not in db.list_tables().tables:
-        db.create_table(META, schema=META_SCHEMA, exist_ok=True)
+    try:
+        existing = db.open_table(META) if META in db.list_tables().tables else None
+    except ValueError:  # a folder without a first version: a creation that crashed
+        existing = None
+    if existing is None:
+        db.create_table(META, data=table, schema=META_SCHEMA)
+        return
     (
-        db.open_table(META)
-        .merge_insert("key")
+        existing.merge_insert("key")
         .when_matched_update_all()
         .when_not_matched_insert_all()
         .execute(table)

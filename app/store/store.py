@@ -90,8 +90,6 @@ class Store:
                     hint="Choose a folder you can write to (--library or FOOTNOTE_LIBRARY).",
                 ) from exc
         self._db = connect(self.location)
-        names = self._table_names()
-        meta = read_meta(self._db, self.where, legacy_dir=self.path)
         self.lock: WriterLock | Lease | ReadOnlyLock
         if read_only:
             self.lock = ReadOnlyLock(self.where)
@@ -100,21 +98,24 @@ class Store:
         else:
             assert self.path is not None
             self.lock = WriterLock(self.path)
-        if meta is None:
-            if DOCUMENTS in names or CHUNKS in names:
-                raise StoreError(
-                    f"{self.where} holds LanceDB tables but no Footnote meta table.",
-                    hint="Choose an empty folder or an existing Footnote library.",
-                )
-            if read_only:
-                raise StoreError(
-                    f"There is no Footnote library at {self.where} yet.",
-                    hint="A writer creates it: footnote ingest PDF... --library " + self.where,
-                )
-            meta = Meta()
+        meta = read_meta(self._db, self.where, legacy_dir=self.path)
+        if meta is None and not read_only:
+            # A new library, or one another writer is creating this instant: only the writer
+            # holding the lock may decide which, so two first ingests never both create it.
             with self.lock.hold():
-                write_meta(self._db, meta)
-        elif META not in names and not read_only:
+                meta = read_meta(self._db, self.where, legacy_dir=self.path)
+                if meta is None:
+                    self._refuse_foreign_tables()
+                    meta = Meta()
+                    write_meta(self._db, meta)
+        names = self._table_names()
+        if meta is None:
+            self._refuse_foreign_tables()
+            raise StoreError(
+                f"There is no Footnote library at {self.where} yet.",
+                hint="A writer creates it: footnote ingest PDF... --library " + self.where,
+            )
+        if META not in names and not read_only:
             with self.lock.hold():
                 write_meta(self._db, meta)  # a meta.json from before: move it into the store
             assert self.path is not None
@@ -122,9 +123,11 @@ class Store:
         self.meta = check_version(self._db, self.where, meta, writable=not read_only)
         self._documents = self._open_or_create(DOCUMENTS, DOCUMENTS_SCHEMA)
         self._chunks = self._open_or_create(CHUNKS, CHUNKS_SCHEMA)
-        if not read_only and not any(ix.index_type == "FTS" for ix in self._chunks.list_indices()):
+        if not read_only and not self._has_fts():
             with self.lock.hold():
-                self._chunks.create_index("fts_text", config=FTS(), replace=True)
+                self._chunks = self._db.open_table(CHUNKS)  # another writer may have made it
+                if not self._has_fts():
+                    self._chunks.create_index("fts_text", config=FTS(), replace=True)
         self._docs_cache: tuple[int, list[Document]] | None = None
         self._vectors = None
         if self.meta.dim and VECTORS in self._table_names():
@@ -160,9 +163,23 @@ class Store:
     def _table_names(self) -> list[str]:
         return list(self._db.list_tables().tables)
 
+    def _has_fts(self) -> bool:
+        return any(ix.index_type == "FTS" for ix in self._chunks.list_indices())
+
+    def _refuse_foreign_tables(self) -> None:
+        names = self._table_names()
+        if DOCUMENTS in names or CHUNKS in names:
+            raise StoreError(
+                f"{self.where} holds LanceDB tables but no Footnote meta table.",
+                hint="Choose an empty folder or an existing Footnote library.",
+            )
+
     def _open_or_create(self, name: str, schema: pa.Schema) -> Any:
         if name in self._table_names():
-            return self._db.open_table(name)
+            try:
+                return self._db.open_table(name)
+            except ValueError:  # listed before its first version: another writer creating it
+                pass
         if self.read_only:
             raise StoreError(f"The library at {self.where} has no {name} table.")
         with self.lock.hold():

@@ -245,6 +245,35 @@ def test_schema_version_is_checked(tmp_path: Path) -> None:
         Store(lib)
 
 
+def test_a_meta_table_without_rows_is_a_library_in_the_making(tmp_path: Path) -> None:
+    """What a reader sees while the first writer creates the library, or after that writer
+    crashed between creating the table and writing its rows (Footnote before 2026-11-24
+    made those two commits; two first ingests at once failed on it)."""
+    import lancedb
+
+    from app.store.schema import META_SCHEMA
+
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    lancedb.connect(str(lib)).create_table(META, schema=META_SCHEMA)
+    with pytest.raises(StoreError, match="no Footnote library at .* yet"):
+        Store(lib, read_only=True)
+    s = Store(lib)
+    assert s.meta.schema_version == SCHEMA_VERSION
+    assert read_meta(s._db, "lib") == Meta()
+    assert Store(lib, read_only=True).meta == Meta()
+
+
+def test_a_meta_table_without_a_first_version_is_created_anew(tmp_path: Path) -> None:
+    """LanceDB lists a table once its folder exists, before its first version is committed."""
+    lib = tmp_path / "lib"
+    (lib / f"{META}.lance" / "data").mkdir(parents=True)
+    with pytest.raises(StoreError, match="no Footnote library at .* yet"):
+        Store(lib, read_only=True)
+    assert Store(lib).meta == Meta()
+    assert read_meta(Store(lib)._db, "lib") == Meta()
+
+
 def test_meta_json_of_an_older_library_moves_into_the_store(tmp_path: Path) -> None:
     lib = tmp_path / "lib"
     s = Store(lib)
