@@ -72,6 +72,12 @@ question on hail insurance against a solar guide, by the word pieces of "Photovo
 so there absent concepts refuse at once, whatever the cosine, when they weigh at least this
 share of what is asked."""
 NOT_ANSWERED = "The documents don't answer this"
+"""The lead of a refusal whose reason is about the library or the closest passages."""
+UNVERIFIED = "No answer could be verified"
+"""The lead of a refusal of the model's answer: its citations did not hold up, which says
+what the model wrote, not that the documents cannot answer (on the development and held-out
+sets, most answerable questions refused this way had their evidence among the closest
+passages shown under the refusal)."""
 
 
 class CachedEmbed:
@@ -441,18 +447,33 @@ def before_generation(
 
 
 UNREASONED = {
-    REFUSAL_TEXT: "the model found no answer in the closest passages.",
-    FAR_TEXT: "no passage is close enough to the question to answer it.",
+    REFUSAL_TEXT: "The model found no answer in the closest passages.",
+    FAR_TEXT: f"{NOT_ANSWERED}: no passage is close enough to the question to answer it.",
 }
 """The refusals made before the support check has looked at the closest passages, and what
-they say when the check finds no more telling reason."""
+they say when the check finds no more telling reason. The model's own refusal claims no more
+than it knows: a small model declines questions its passages do answer."""
 
 
 def refusal_text(result: SupportCheck, otherwise: str) -> str:
     """A refusal that says why in words: the support check's first reason about the closest
     passages ("the closest passages don't mention ‘dividend’"), else ``otherwise``."""
-    why = result.reasons[0] if result.reasons else otherwise
-    return f"{NOT_ANSWERED}: {why[0].lower()}{why[1:]}"
+    if not result.reasons:
+        return otherwise
+    return _led(NOT_ANSWERED, result.reasons[0])
+
+
+def _led(lead: str, why: str) -> str:
+    return f"{lead}: {why[0].lower()}{why[1:]}"
+
+
+_CITED = re.compile(r"\b([Tt])he cited passages\b")
+
+
+def of_rejected(reason: str) -> str:
+    """A reason about a refused answer's citations, which the refusal no longer shows:
+    "The cited passages don't mention ‘yield’" -> "The passages the model cited don't ..."."""
+    return _CITED.sub(lambda m: f"{m.group(1)}he passages the model cited", reason)
 
 
 _NUMBERING = re.compile(r"^\s*(?:\d{1,3}|[A-Z](?=\.\d))(?:\.\d{1,3})*\.?(?:\s+|$)")
@@ -516,8 +537,9 @@ def apply(answer: Answer, result: SupportCheck, pairs: Sequence[tuple[Source, Ch
         answer.validation = v.model_copy(update={"support": support})
         return answer
     if not answer.citations or result.refuses:
-        why = result.reasons[0] if result.reasons else "the cited passages don't answer it."
-        text = f"{NOT_ANSWERED}: {why[0].lower()}{why[1:]}"
+        support.reasons = [of_rejected(r) for r in result.reasons]
+        why = support.reasons[0] if support.reasons else "its citations don't answer the question."
+        text = _led(UNVERIFIED, why)
         support.closest = closest_passages(answer.question, pairs)
         refused = refusal(answer.question, text, answer.sources, support=support)
         refused.model = answer.model

@@ -264,8 +264,8 @@ def test_a_verdict_says_when_the_whole_library_lacks_a_concept() -> None:
     q = "What dividend did the company pay to its staff in 2020?"
     judged = judge_quoted(q, 2, "The company employs a staff of 250 people in three countries.")
     assert judged.answer == (
-        "The documents don't answer this: no passage in your library mentions \u2018pay\u2019; "
-        "the cited passages don't mention \u20182020\u2019, \u2018dividend\u2019."
+        "No answer could be verified: no passage in your library mentions \u2018pay\u2019; "
+        "the passages the model cited don't mention \u20182020\u2019, \u2018dividend\u2019."
     )
     support = judged.validation.support
     assert support is not None and support.absent == ["pay"]
@@ -274,9 +274,12 @@ def test_a_verdict_says_when_the_whole_library_lacks_a_concept() -> None:
 def test_unsupported_answer_becomes_a_refusal_with_closest_passages() -> None:
     judged = judge_quoted("Where is the company's head office?", 1, "Revenue grew by 4 percent.")
     assert judged.kind == "refusal" and judged.citations == []
-    assert judged.answer.startswith("The documents don't answer this: the cited passages")
+    # the model's answer failed: that says what it wrote, not that the documents lack it,
+    # and the citations it names are no longer shown, so the reason says whose they were
+    assert judged.answer.startswith("No answer could be verified: the passages the model cited")
     support = judged.validation.support
     assert support is not None and support.closest
+    assert support.reasons[0].startswith("The passages the model cited don't mention")
     assert any("head office" in p.quote for p in support.closest)
 
 
@@ -511,15 +514,20 @@ def test_every_refusal_says_why_in_words() -> None:
         "The documents don't answer this: the closest passages don't mention \u2018yield\u2019."
     )
     q = "In how many countries does the company employ staff?"  # every concept is there
-    for placeholder, why in [
-        (REFUSAL_TEXT, "the model found no answer in the closest passages."),
-        (FAR_TEXT, "no passage is close enough to the question to answer it."),
+    for placeholder, says in [
+        # the model declining says no more than that (a small model declines answerable ones)
+        (REFUSAL_TEXT, "The model found no answer in the closest passages."),
+        (
+            FAR_TEXT,
+            "The documents don't answer this: no passage is close enough to the question "
+            "to answer it.",
+        ),
     ]:
         refused = _refused(q, placeholder)
         result = verdict.check(q, refused, pairs(), concepts=None)
         assert not result.reasons
         judged = verdict.apply(refused, result, pairs())
-        assert judged.answer == f"The documents don't answer this: {why}"
+        assert judged.answer == says
         assert judged.validation.support is not None and judged.validation.support.closest
     # a refusal that already says why keeps its words
     said = _refused(q, "No passage in your library mentions \u2018watermark\u2019.")
