@@ -57,7 +57,7 @@ bench: setup
 	$(BIN)/python -m tests.bench.bench_team
 	$(BIN)/python -m tests.bench.bench_ocr
 
-# Answer quality per set: make eval [SET=manuals|mixed|chatty|heldout|fhs|ebike|maint|talk|talk2|talk3|talk4|talk5|leisure|money|all] [EVAL_ARGS=--retrieval-only]
+# Answer quality per set: make eval [SET=manuals|mixed|chatty|heldout|fhs|ebike|maint|talk|talk2|talk3|talk4|talk5|leisure|money|years|all] [EVAL_ARGS=--retrieval-only]
 SET ?= all
 EVAL_ARGS ?=
 eval: setup

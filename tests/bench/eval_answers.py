@@ -7,7 +7,7 @@ reports retrieval recall, citation accuracy, refusals, validation outcomes and l
 per set and a side-by-side table, so a gain on one set cannot hide a loss on the other. Writes
 bench-results/eval.json.
 
-    python -m tests.bench.eval_answers [--set manuals|mixed|chatty|heldout|fhs|ebike|maint|talk|talk2|talk3|talk4|talk5|leisure|money|all] [--limit N] [--model GGUF]
+    python -m tests.bench.eval_answers [--set manuals|mixed|chatty|heldout|fhs|ebike|maint|talk|talk2|talk3|talk4|talk5|leisure|money|years|all] [--limit N] [--model GGUF]
                                        [--top-k K] [--library DIR] [--retrieval-only]
                                        [--ids q001,m007] [--questions FILE --corpus DIR]
 """

@@ -30,7 +30,11 @@ statuses were read question by question at its first run, so the next check need
 and a thirteenth, ``money`` (questions_money.jsonl: plain and chatty English and German questions
 about prices, fees and counts over a generated village-hall hire price list and a generated German
 sports club's fee schedule, written on 2026-11-24 by a helper who had not seen the verdict rules,
-as a probe of the price and count checks; its statuses were read at its first run).
+as a probe of the price and count checks; its statuses were read at its first run), and a
+fourteenth, ``years`` (questions_years.jsonl: plain and chatty English and German questions that
+name years the way people say them, over a generated charity annual report and a generated German
+town museum's Jahresbericht, written on 2026-11-24 by a helper who had not seen the verdict rules;
+held out, never used to tune).
 
 Shared by ``tests.bench.eval_answers`` (the ``make eval`` runner) and the unit test that guards the
 JSONL file, so both judge questions and evidence by exactly the same rules.
@@ -68,12 +72,14 @@ TALK4_QUESTIONS_PATH = Path(__file__).with_name("questions_talk4.jsonl")
 TALK5_QUESTIONS_PATH = Path(__file__).with_name("questions_talk5.jsonl")
 LEISURE_QUESTIONS_PATH = Path(__file__).with_name("questions_leisure.jsonl")
 MONEY_QUESTIONS_PATH = Path(__file__).with_name("questions_money.jsonl")
+YEARS_QUESTIONS_PATH = Path(__file__).with_name("questions_years.jsonl")
 BENCH_DATA = Path(__file__).with_name("data")  # freely licensed PDFs kept in the repo
 DEFAULT_CORPUS = Path("/work/shared/corpus")
 MIXED_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-mixed"
 EBIKE_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-ebike"
 LEISURE_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-leisure"
 MONEY_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-money"
+YEARS_CORPUS = Path(__file__).resolve().parents[2] / "bench-results" / "corpus-years"
 MIN_EVIDENCE_WORDS = 5
 MAX_EVIDENCE_WORDS = 20
 
@@ -368,6 +374,20 @@ SETS: dict[str, QuestionSet] = {
         "many forms, counts in prose and tables), written on 2026-11-24 by a helper who had not "
         "seen the verdict rules; never used to tune, but its statuses were read at its first run",
         heldout_pdfs=("oakfield_community_hall_hire.pdf", "tsv_gruenwald_beitragsordnung.pdf"),
+    ),
+    "years": QuestionSet(
+        "years",
+        YEARS_QUESTIONS_PATH,
+        YEARS_CORPUS,
+        True,
+        "held out: a generated charity annual report (FY2024/25, comparative 2025 and 2024 "
+        "columns, a timeline, a 2026-2030 plan) and a German museum Jahresbericht (Chronik, "
+        "visitors 2023-2025, prices from 1 January 2026), written on 2026-11-24 by a helper who "
+        "had not seen the verdict rules; never used to tune",
+        heldout_pdfs=(
+            "ashcombe_community_trust_annual_report_2024_25.pdf",
+            "stadtmuseum_bergfelden_jahresbericht_2025.pdf",
+        ),
     ),
 }
 

@@ -15,7 +15,9 @@ every other held-out set's) never change because of them: the ``ebike`` set's
 ``velora_trail_e5_manual.pdf`` (an owner's manual), the ``leisure`` set's
 ``riverside_leisure_centre_guide.pdf`` (a leisure centre's visitor and member guide) and the
 ``money`` set's ``oakfield_community_hall_hire.pdf`` (a village hall's hire terms and price list)
-and ``tsv_gruenwald_beitragsordnung.pdf`` (a German sports club's fee schedule).
+and ``tsv_gruenwald_beitragsordnung.pdf`` (a German sports club's fee schedule), and the ``years``
+set's ``ashcombe_community_trust_annual_report_2024_25.pdf`` (a charity's annual report) and
+``stadtmuseum_bergfelden_jahresbericht_2025.pdf`` (a German town museum's Jahresbericht).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from . import book, brochure, ebike, german, hall, leisure, paper, report, verein
+from . import book, brochure, ebike, german, hall, leisure, paper, report, verein, years
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +42,8 @@ HELDOUT_BUILDERS: dict[str, Callable[[str], None]] = {
     leisure.FILE: leisure.build,
     hall.FILE: hall.build,
     verein.FILE: verein.build,
+    years.REPORT_FILE: years.build_report,
+    years.MUSEUM_FILE: years.build_museum,
 }
 
 
