@@ -25,6 +25,7 @@ from tests.bench.corpus_gen import (
     leisure,
     report,
     verein,
+    years,
 )
 from tests.bench.question_set import (
     BENCH_DATA,
@@ -44,6 +45,7 @@ from tests.bench.question_set import (
     TALK4_QUESTIONS_PATH,
     TALK5_QUESTIONS_PATH,
     TALK_QUESTIONS_PATH,
+    YEARS_QUESTIONS_PATH,
     AlsoStated,
     Question,
     evidence_on_text,
@@ -349,6 +351,8 @@ def test_every_chatty_evidence_occurs_on_its_page_only(
         pytest.param(LEISURE_QUESTIONS_PATH, "l", {leisure.FILE}, id="leisure"),
         # English and German, plain and chatty, about money and counts over two generated PDFs
         pytest.param(MONEY_QUESTIONS_PATH, "y", {hall.FILE, verein.FILE}, id="money"),
+        # English and German, plain and chatty, naming years as people say them, over two PDFs
+        pytest.param(YEARS_QUESTIONS_PATH, "z", {years.REPORT_FILE, years.MUSEUM_FILE}, id="years"),
     ],
 )
 def test_a_held_out_set_is_valid_distinct_and_not_copied(
@@ -433,6 +437,26 @@ def test_every_money_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
             texts = page_texts(folder / q.doc)
             assert sum(evidence_on_text(also.evidence, t) for t in texts) == 1, q.id
     for name, pages in ((hall.FILE, (4, 6)), (verein.FILE, (3, 5))):
+        with pymupdf.open(folder / name) as doc:
+            assert pages[0] <= doc.page_count <= pages[1], name
+        assert any(q.answerable and q.doc == name for q in held), name
+        assert any(not q.answerable and q.doc == name for q in held), name
+
+
+def test_every_years_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
+    files = [years.REPORT_FILE, years.MUSEUM_FILE]
+    folder = SETS["years"].prepare(tmp_path / "a")
+    assert sorted(p.name for p in folder.iterdir()) == sorted(files)
+    again = SETS["years"].prepare(tmp_path / "b")
+    for name in files:
+        assert (again / name).read_bytes() == (folder / name).read_bytes(), f"{name} reproducible"
+    held = load_questions(YEARS_QUESTIONS_PATH)
+    assert_evidence_on_its_page_only(held, folder)
+    for q in held:  # an "also" page states the same, so it too is on its page only
+        for also in q.also:
+            texts = page_texts(folder / q.doc)
+            assert sum(evidence_on_text(also.evidence, t) for t in texts) == 1, q.id
+    for name, pages in ((years.REPORT_FILE, (5, 7)), (years.MUSEUM_FILE, (3, 5))):
         with pymupdf.open(folder / name) as doc:
             assert pages[0] <= doc.page_count <= pages[1], name
         assert any(q.answerable and q.doc == name for q in held), name
