@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.core.asking import asking_part
 from app.core.models import Answer, Chunk, Citation, Source, Support
 from app.core.text import collapse_ws
 from app.core.textkit import detect_language, inflected_forms, restates
@@ -35,7 +36,9 @@ from app.validation.answer_checks import (
     TYPE_WORDS,
     AnswerType,
     answer_type,
+    asked_years,
     contradiction,
+    prints_year,
     repeats_itself,
     type_present,
 )
@@ -178,6 +181,9 @@ class Concepts:
     telling: list[Concept] = field(default_factory=list)
     """The absent concepts that say the library cannot answer the question before anything
     is generated (:func:`telling_absence`: in German, nouns, not verbs)."""
+    years: list[Concept] = field(default_factory=list)
+    """Years the question asks about ("in 2028", "im Jahr 2023") that the library never
+    prints (:func:`missing_years`): they refuse whatever else is close."""
 
     def refusing(self, relevance: float, languages: Collection[str] | None) -> list[Concept]:
         """The absent concepts that refuse the question before generation, none to go on.
@@ -185,7 +191,11 @@ class Concepts:
         They refuse when no retrieved sentence is close (``relevance``, the best cosine, below
         ABSENT_MAX_RELEVANCE); in a language the word vectors do not know (``languages``,
         see :func:`word_languages`) also when they weigh ABSENT_MIN_SHARE of what is asked,
-        since the cosine there is no sign that a passage is near."""
+        since the cosine there is no sign that a passage is near. A year asked that the
+        library never prints refuses whatever the cosine: a passage on the same topic for
+        another year is close, and answers another question."""
+        if self.years:
+            return [*self.years, *self.telling]
         if not self.telling or relevance < ABSENT_MAX_RELEVANCE:
             return self.telling
         if languages is None or self.lang in languages:
@@ -232,7 +242,35 @@ def question_concepts(
         )
         absent = [c for c in absent if c.text in missing]
     telling = [c for c in absent if telling_absence(c, question, lang)]
-    return Concepts(concepts, absent, (time.perf_counter() - t0) * 1000, lang, telling)
+    years = missing_years(question, concepts, counts, pairs)
+    ms = (time.perf_counter() - t0) * 1000
+    return Concepts(concepts, absent, ms, lang, telling, years)
+
+
+def missing_years(
+    question: str,
+    concepts: Sequence[Concept],
+    counts: TermCounts,
+    pairs: Sequence[tuple[Source, Chunk]],
+) -> list[Concept]:
+    """The years the asking part of ``question`` asks about (:func:`asked_years`: "in 2028")
+    that no chunk of the library holds as a word, as a financial year ("FY2028", "FY28"),
+    nor any retrieved passage in any printed form (:func:`prints_year`: "2027/28", "2026–2030",
+    "the 2020s"). A question for the hall's hourly rate in 2028 over a price list for 2026
+    is close to its passages in every word but one, and that one is what it asks."""
+    years = asked_years(asking_part(question))
+    numbers = {c.text: c for c in concepts if c.kind == "number" and not c.told}
+    asked = [y for y in years if y in numbers]
+    if not asked:
+        return []
+    forms = {y: (y, f"fy{y}", f"fy{y[2:]}") for y in asked}
+    found, _ = counts([f for fs in forms.values() for f in fs])
+    texts = [c.text for _, c in pairs]
+    return [
+        numbers[y]
+        for y in asked
+        if not any(found.get(f, 0) for f in forms[y]) and not any(prints_year(y, t) for t in texts)
+    ]
 
 
 def _with_inflected_forms(
@@ -292,8 +330,10 @@ def kind_refusal(
 def absent_refusal(
     question: str, concepts: Concepts, pairs: Sequence[tuple[Source, Chunk]]
 ) -> Answer:
-    """Refuse before generation: a key concept occurs nowhere in the library."""
-    telling = [c.text for c in concepts.telling or concepts.absent]
+    """Refuse before generation: a key concept (or a year asked) occurs nowhere in the
+    library."""
+    absent = concepts.telling if concepts.years else concepts.telling or concepts.absent
+    telling = list(dict.fromkeys(c.text for c in (*concepts.years, *absent)))
     text = f"No passage in your library mentions {quoted(said_names(question, telling))}."
     return _refused_at_once(question, text, [text], concepts, pairs)
 

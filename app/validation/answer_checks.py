@@ -327,3 +327,49 @@ TYPE_WORDS: dict[AnswerType, str] = {
     "method": "a way to do it",
     "other": "an answer",
 }
+
+
+# --- years asked -------------------------------------------------------------------------------
+_ASKED_YEAR = re.compile(
+    r"\b(?:in|for|during|of|by|since|until|till|im|für|seit|bis)\s+"
+    r"(?:(?:the\s+)?(?:year|jahre?|geschäftsjahr|financial\s+year|fiscal\s+year)\s+)?"
+    r"((?:1[89]|20)\d\d)(?![\w/\u2013-]|[.,]\d)",
+    re.I,
+)
+"""A year that a question asks about: a year after a preposition of time ("in 2028", "for
+2025", "im Jahr 2023", "seit 1987"), not a date ("2023-03-15"), a decade ("1990s"), a span
+("2023/24") or a version ("2020.1"): what a passage must hold for the answer to be about it."""
+
+
+def asked_years(question: str) -> list[str]:
+    """The years ``question`` asks about (:data:`_ASKED_YEAR`), in order, once each."""
+    return list(dict.fromkeys(m.group(1) for m in _ASKED_YEAR.finditer(question)))
+
+
+_YEAR_SPAN = re.compile(
+    r"(?<!\d)((?:1[89]|20)\d\d)(?:\s*[/\u2013\u2014-]\s*((?:1[89]|20)?\d\d)"
+    r"|\s+(?:bis|to|until)\s+((?:1[89]|20)\d\d))(?!\d)",
+    re.I,
+)
+"""Two years as a span: "2023/24", "2024-25", "2023–2025", "2026 bis 2030" (in words, only
+with the full second year: "2026 to 31 March" is no span)."""
+_DECADE = re.compile(r"(?<!\d)((?:1[89]|20)\d)0(?:s|er|'s)(?!\w)", re.I)
+"""A decade: "1990s", "the 1990's", "die 1990er"."""
+
+
+def prints_year(year: str, text: str) -> bool:
+    """Whether ``text`` speaks of ``year`` in any form a document prints one: the digits in
+    a word of their own or inside one ("FY2024"), within a span of years ("2023/24" holds
+    2024, "2026–2030" holds 2028) or its decade ("the 1990s" holds 1995). A report's financial year spans two calendar years, so
+    either may be what a question means by it."""
+    if year in text:
+        return True
+    y = int(year)
+    if any(int(m.group(1)) == y // 10 for m in _DECADE.finditer(text)):
+        return True
+    for m in _YEAR_SPAN.finditer(text):
+        start, end = m.group(1), m.group(2) or m.group(3)
+        last = int(start[: 4 - len(end)] + end) if len(end) < 4 else int(end)
+        if int(start) <= y <= last:
+            return True
+    return False

@@ -8,7 +8,14 @@ import pytest
 
 from app.core.asking import asking_part, topic
 from app.core.textkit import detect_language, restates
-from app.validation.answer_checks import answer_type, contradiction, has_price, type_present
+from app.validation.answer_checks import (
+    answer_type,
+    asked_years,
+    contradiction,
+    has_price,
+    prints_year,
+    type_present,
+)
 from app.validation.support import (
     GREEN_MIN_SCORE,
     REFUSE_MAX_SCORE,
@@ -872,3 +879,60 @@ def test_a_count_named_in_a_table_header_is_given_by_its_row() -> None:
     ask = "how many seats does the Garden Room have"
     assert uncounted(ask, "Garden Room 9 x 7 m 40", context="Room Size (m) Seats") is None
     assert uncounted(ask, "Garden Room, bright", context="Room Size (m) Seats") == "seats"
+
+
+@pytest.mark.parametrize(
+    ("question", "years"),
+    [
+        ("What will the Main Hall cost per hour in 2028?", ["2028"]),
+        ("Wie hoch war der Jahresbeitrag für Erwachsene im Jahr 2023?", ["2023"]),
+        ("What was the surplus for the year 2025, and since 1987?", ["2025", "1987"]),
+        ("Who won the football World Cup in 2018?", ["2018"]),
+        # no year asked about: a date, a decade, a span, a version, a bare number
+        ("How many days are there between 2023-03-15 and 2023-04-02?", []),
+        ("What did the trust do in the 1990s?", []),
+        ("How much was raised in 2023/24?", []),
+        ("Does it run on R 4.2020.1?", []),
+        ("How many of the 2000 members voted?", []),
+    ],
+)
+def test_the_years_a_question_asks_about(question: str, years: list[str]) -> None:
+    assert asked_years(question) == years
+
+
+@pytest.mark.parametrize(
+    ("year", "text"),
+    [
+        ("2024", "Income in 2024 rose."),
+        ("2024", "FY2024 results"),
+        ("2024", "Income FY2023/24: £412k"),  # a financial year holds both calendar years
+        ("2023", "Income FY2023/24: £412k"),
+        ("2028", "our plan for 2026\u20132030"),
+        ("2024", "Besucherzahlen 2022 bis 2025"),
+        ("1995", "In the 1990s the trust moved"),
+        ("1995", "in den 1990er Jahren"),
+    ],
+)
+def test_a_year_is_found_as_documents_print_it(year: str, text: str) -> None:
+    assert prints_year(year, text)
+
+
+@pytest.mark.parametrize(
+    ("year", "text"),
+    [
+        ("2024", "Income FY2022/23: £380k"),
+        ("2031", "our plan for 2026\u20132030"),
+        ("2005", "In the 1990s the trust moved"),
+        ("2021", "Visitors 2023 2024 2025"),
+    ],
+)
+def test_a_year_not_printed(year: str, text: str) -> None:
+    assert not prints_year(year, text)
+
+
+def test_a_span_of_dates_is_no_span_of_years() -> None:
+    """The hall's price list runs "1 April 2026 to 31 March 2027": that holds no 2028 (a day
+    after "to" is no year), while "2026 to 2030" does."""
+    assert not prints_year("2028", "Hire terms, 1 April 2026 to 31 March 2027")
+    assert prints_year("2028", "The plan runs from 2026 to 2030.")
+    assert prints_year("2024", "Income in 2023/24.")

@@ -607,3 +607,35 @@ def test_a_price_refusal_also_names_a_concept_the_library_lacks() -> None:
     support = refused.validation.support
     assert support is not None and "fare" in support.absent
     assert support.reasons[1].startswith("No passage in your library mentions \u2018fare\u2019")
+
+
+# --- a year asked that the library never prints -------------------------------------------------
+def test_a_year_the_library_never_prints_refuses_before_generation() -> None:
+    """The report is for 2020. Asked for 2023, every other word is close and the passage is
+    about the dividend, but for another year: refused at once, naming the year."""
+    q = "What dividend did the company pay per share in 2023?"
+    c = verdict.question_concepts(q, counts, pairs())
+    assert [y.text for y in c.years] == ["2023"]
+    assert [x.text for x in c.refusing(0.9, None)] == ["2023"]  # whatever the cosine
+    refused = verdict.absent_refusal(q, c, pairs())
+    assert refused.kind == "refusal" and refused.answer == (
+        "No passage in your library mentions \u20182023\u2019."
+    )
+    support = refused.validation.support
+    assert support is not None and support.closest  # where to look instead
+
+    # the year the report covers, one a passage prints as a financial year, one only told
+    for asked in (
+        "What dividend did the company pay per share in 2020?",
+        "What dividend did the company pay per share in 2021?",
+        "We bought shares in 2023. What dividend did the company pay per share?",
+    ):
+        fy = pairs([*TEXTS, "Outlook FY2021/22: a dividend of 1.30 euros is planned."])
+        c = verdict.question_concepts(asked, counts, fy)
+        assert c.years == [] and c.refusing(0.9, None) == [], asked
+
+
+def test_a_year_counted_in_the_library_is_not_missing_though_no_passage_prints_it() -> None:
+    q = "What dividend did the company pay per share in 2023?"
+    c = verdict.question_concepts(q, lambda w: ({x: int(x == "fy2023") for x in w}, 2), pairs())
+    assert c.years == []
