@@ -373,3 +373,16 @@ def prints_year(year: str, text: str) -> bool:
         if int(start) <= y <= last:
             return True
     return False
+
+
+_A_YEAR = re.compile(r"(?<![\d.,])(?:1[89]|20)\d\d(?![\d]|[.,]\d)")
+
+
+def without_years_of(question: str, evidence: str) -> str:
+    """``evidence`` with the years ``question`` names taken out: the year a question is about
+    says when, and is no answer to how many, how much or which year ("How many households
+    got deliveries in 2020?" is not answered by "2020 Emergency food deliveries ...")."""
+    years = set(_A_YEAR.findall(question))
+    if not years:
+        return evidence
+    return _A_YEAR.sub(lambda m: " " if m.group() in years else m.group(), evidence)

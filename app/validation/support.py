@@ -44,6 +44,7 @@ from app.validation.answer_checks import (
     contradiction,
     has_number,
     type_present,
+    without_years_of,
 )
 from app.validation.claims import claim_numbers, source_numbers
 
@@ -578,6 +579,19 @@ def uncounted(ask: str, evidence: str, lang: str = "en", context: str = "") -> s
     return " ".join(w for w in words if textkit.stem(w.lower(), lang) in found)
 
 
+def unnamed_count(ask: str, missing: Collection[str], lang: str = "en") -> str | None:
+    """What a "how many" ask counts, when the evidence names none of it, not even by a
+    paraphrase the coverage accepts (``missing``: the concepts it lacks): the evidence then
+    gives no number of it ("How many children came to the first club in 1987?" over "1987
+    Founded ...; one after-school club in a church hall"). None otherwise: a count of
+    "stairs" given as "132 steps" is covered, and :func:`uncounted` weighs it."""
+    words = counted_words(ask, lang)
+    lacking = {textkit.stem(m.lower(), lang) for m in missing}
+    if not words or any(textkit.stem(w.lower(), lang) not in lacking for w in words):
+        return None  # a word of it named ("food" of "food parcels"): uncounted() weighs it
+    return " ".join(words)
+
+
 def said_names(question: str, names: Sequence[str]) -> list[str]:
     """The concepts a sentence for a person names: in German only the nouns when there are
     any (capitalised: "Versicherung", "Hagelschäden", not the verb "kommt"), as a person
@@ -638,7 +652,7 @@ def assess(
     only_told = {c.text for c in concepts if c.told}
     missing.sort(key=lambda m: m in only_told)  # what was asked first: a reason names those
     kind = answer_type(question)
-    found = type_present(kind, ev.text)
+    found = type_present(kind, without_years_of(question, ev.text))
     sim = calibrated_similarity(similarity)
     contras = [why for s, q in claims if (why := contradiction(s, q, question))]
     reasons: list[str] = [f"Contradiction: {why}." for why in contras[:2]]
@@ -646,6 +660,7 @@ def assess(
     parts = asks(question)
     quotes, titles = "\n".join(evidence), "\n".join(context)
     counts = {p: n for p in parts if (n := uncounted(p, quotes, lang, titles))}
+    counts |= {p: n for p in parts if p not in counts and (n := unnamed_count(p, missing, lang))}
     none_answered = len(parts) > 1 and all(p in unanswered or p in counts for p in parts)
     no_type = f"The question asks for {TYPE_WORDS[kind]}, and the {passages} have none."
     # the more telling reasons first: the first is the one a status line shows

@@ -15,6 +15,7 @@ from app.validation.answer_checks import (
     has_price,
     prints_year,
     type_present,
+    without_years_of,
 )
 from app.validation.support import (
     GREEN_MIN_SCORE,
@@ -31,6 +32,7 @@ from app.validation.support import (
     mark_told,
     telling_absence,
     uncounted,
+    unnamed_count,
 )
 
 pytestmark = pytest.mark.unit
@@ -936,3 +938,44 @@ def test_a_span_of_dates_is_no_span_of_years() -> None:
     assert not prints_year("2028", "Hire terms, 1 April 2026 to 31 March 2027")
     assert prints_year("2028", "The plan runs from 2026 to 2030.")
     assert prints_year("2024", "Income in 2023/24.")
+
+
+def test_the_year_a_question_names_is_no_answer_to_it() -> None:
+    """The years set's z018, an unanswerable question that was GREEN: the only number in its
+    evidence was the year it asked about."""
+    q = "during covid in 2020, how many households got emergency food deliveries from you?"
+    ev = ["2020 Emergency food deliveries to housebound residents during the pandemic"]
+    assert without_years_of(q, ev[0]).strip().startswith("Emergency")
+    s = assess(q, ev, similarity=0.7)
+    assert not s.type_found and not s.answers
+    assert "The question asks for a number, and the cited passages have none." in s.reasons
+    # another number beside it answers; so does another year for a "which year" question
+    given = assess(q, ["In 2020 we took food to 212 households every week."], similarity=0.7)
+    assert given.type_found and given.answers
+    assert without_years_of("Which year after 2019 did it reopen?", "reopened in 2021") == (
+        "reopened in 2021"
+    )
+
+
+def test_a_count_of_something_the_evidence_never_names_is_not_given() -> None:
+    """The years set's z020, unanswerable and GREEN: its evidence names the club and its year,
+    never the children counted ("one" counts the club)."""
+    q = "How many children came to the first after-school club in 1987?"
+    ev = ["1987 Founded as the Ashcombe Play Association; one after-school club in a church hall"]
+    assert (
+        unnamed_count(
+            "How many children came to the first after-school club in 1987",
+            ["children", "came", "first"],
+        )
+        == "children came"
+    )
+    s = assess(q, ev, similarity=0.7)
+    assert s.uncounted == ["children came"] and not s.answers
+    assert "The cited passages don't say how many \u2018children came\u2019." in s.reasons
+    # a paraphrase the coverage accepts is no missing word: "steps" for "stairs" stays
+    assert unnamed_count("how many stairs are there", ["lighthouse"]) is None
+    # a word of it named: uncounted() weighs whether a number stands by it
+    assert unnamed_count("how many food parcels were given", ["parcels"]) is None
+    assert unnamed_count("how many food parcels were given", ["food", "parcels"]) == (
+        "food parcels"
+    )
