@@ -243,6 +243,7 @@ def question_concepts(
         absent = [c for c in absent if c.text in missing]
     telling = [c for c in absent if telling_absence(c, question, lang)]
     years = missing_years(question, concepts, counts, pairs)
+    absent += [y for y in years if y not in absent]  # as absent as any word the library lacks
     ms = (time.perf_counter() - t0) * 1000
     return Concepts(concepts, absent, ms, lang, telling, years)
 

@@ -228,6 +228,22 @@ def test_cli_a_price_no_passage_gives_is_refused_before_generation(
     assert any("calibration" in c["quote"].lower() for c in support["closest"])
 
 
+def test_cli_a_year_the_library_never_prints_is_refused_before_generation(
+    lib: Library, cli_embedder: Embedder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The manual answers how often to calibrate, for no year in particular: asked for 2031,
+    every word but the year is close, and the year is what the question asks. Told in
+    passing ("We bought it in 2031."), the year asks nothing and the question is answered."""
+    obj = ask_json(lib, capsys, "How often must the sensor be calibrated in 2031?")
+    assert obj["validation"]["status"] == "REFUSED" and obj["timings_ms"]["generate"] == 0
+    assert obj["answer"] == "No passage in your library mentions \u20182031\u2019."
+    support = obj["validation"]["support"]
+    assert "2031" in support["absent"] and support["closest"]
+    assert any("calibrat" in c["quote"].lower() for c in support["closest"])
+    told = ask_json(lib, capsys, "We bought ours in 2031. How often must the sensor be calibrated?")
+    assert told["mode"] != "refuse" or told["timings_ms"]["generate"] > 0
+
+
 def library_of(name: str, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Library:
     """A library of its own holding one PDF of the mixed development corpus (``name``, a
     module of ``tests.bench.corpus_gen`` with ``FILE`` and ``build``)."""
