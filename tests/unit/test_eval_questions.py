@@ -423,41 +423,39 @@ def test_every_leisure_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
     assert {q.page for q in held if q.answerable} == pages, "every page of the guide is asked"
 
 
-def test_every_money_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
-    files = [hall.FILE, verein.FILE]
-    folder = SETS["money"].prepare(tmp_path / "a")
+@pytest.mark.parametrize(
+    ("name", "path", "pdfs"),
+    [
+        # money: a village hall's price list and a German club's fee schedule
+        ("money", MONEY_QUESTIONS_PATH, ((hall.FILE, (4, 6)), (verein.FILE, (3, 5)))),
+        # years: a charity's annual report and a German museum's Jahresbericht
+        (
+            "years",
+            YEARS_QUESTIONS_PATH,
+            ((years.REPORT_FILE, (5, 7)), (years.MUSEUM_FILE, (3, 5))),
+        ),
+    ],
+)
+def test_every_probe_evidence_occurs_on_its_page_only(
+    tmp_path: Path, name: str, path: Path, pdfs: tuple[tuple[str, tuple[int, int]], ...]
+) -> None:
+    """A probe's two generated PDFs are reproducible, each evidence (and each "also" page
+    stating the same) is on its page only, and each PDF has answerable and unanswerable
+    questions."""
+    files = [f for f, _ in pdfs]
+    folder = SETS[name].prepare(tmp_path / "a")
     assert sorted(p.name for p in folder.iterdir()) == sorted(files)
-    again = SETS["money"].prepare(tmp_path / "b")
-    for name in files:
-        assert (again / name).read_bytes() == (folder / name).read_bytes(), f"{name} reproducible"
-    held = load_questions(MONEY_QUESTIONS_PATH)
+    again = SETS[name].prepare(tmp_path / "b")
+    for f in files:
+        assert (again / f).read_bytes() == (folder / f).read_bytes(), f"{f} reproducible"
+    held = load_questions(path)
     assert_evidence_on_its_page_only(held, folder)
-    for q in held:  # an "also" page states the same, so it too is on its page only
+    for q in held:
         for also in q.also:
             texts = page_texts(folder / q.doc)
             assert sum(evidence_on_text(also.evidence, t) for t in texts) == 1, q.id
-    for name, pages in ((hall.FILE, (4, 6)), (verein.FILE, (3, 5))):
-        with pymupdf.open(folder / name) as doc:
-            assert pages[0] <= doc.page_count <= pages[1], name
-        assert any(q.answerable and q.doc == name for q in held), name
-        assert any(not q.answerable and q.doc == name for q in held), name
-
-
-def test_every_years_evidence_occurs_on_its_page_only(tmp_path: Path) -> None:
-    files = [years.REPORT_FILE, years.MUSEUM_FILE]
-    folder = SETS["years"].prepare(tmp_path / "a")
-    assert sorted(p.name for p in folder.iterdir()) == sorted(files)
-    again = SETS["years"].prepare(tmp_path / "b")
-    for name in files:
-        assert (again / name).read_bytes() == (folder / name).read_bytes(), f"{name} reproducible"
-    held = load_questions(YEARS_QUESTIONS_PATH)
-    assert_evidence_on_its_page_only(held, folder)
-    for q in held:  # an "also" page states the same, so it too is on its page only
-        for also in q.also:
-            texts = page_texts(folder / q.doc)
-            assert sum(evidence_on_text(also.evidence, t) for t in texts) == 1, q.id
-    for name, pages in ((years.REPORT_FILE, (5, 7)), (years.MUSEUM_FILE, (3, 5))):
-        with pymupdf.open(folder / name) as doc:
-            assert pages[0] <= doc.page_count <= pages[1], name
-        assert any(q.answerable and q.doc == name for q in held), name
-        assert any(not q.answerable and q.doc == name for q in held), name
+    for f, pages in pdfs:
+        with pymupdf.open(folder / f) as doc:
+            assert pages[0] <= doc.page_count <= pages[1], f
+        assert any(q.answerable and q.doc == f for q in held), f
+        assert any(not q.answerable and q.doc == f for q in held), f
