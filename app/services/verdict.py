@@ -228,6 +228,8 @@ def question_concepts(
     plain = asked_concepts(question)  # the asker's talk ("any idea") is no concept
     words = {k for c in plain for k in (*c.keys, *c.parts)}
     words |= {c.text.lower().lstrip("\\") for c in plain}
+    years = asked_years(asking_part(question))
+    words |= {f for y in years for f in year_words(y)}  # counted in the same lookup
     df, n_chunks = counts(words)
     lang = detect_language(question)
     df = _with_inflected_forms(df, plain, lang, counts)
@@ -242,35 +244,38 @@ def question_concepts(
         )
         absent = [c for c in absent if c.text in missing]
     telling = [c for c in absent if telling_absence(c, question, lang)]
-    years = missing_years(question, concepts, counts, pairs)
-    absent += [y for y in years if y not in absent]  # as absent as any word the library lacks
+    unprinted = missing_years(years, concepts, df, pairs)
+    absent += [y for y in unprinted if y not in absent]  # as absent as any word the library lacks
     ms = (time.perf_counter() - t0) * 1000
-    return Concepts(concepts, absent, ms, lang, telling, years)
+    return Concepts(concepts, absent, ms, lang, telling, unprinted)
+
+
+def year_words(year: str) -> tuple[str, ...]:
+    """The words a library may hold ``year`` as: itself, or a financial year ("FY2028",
+    "FY28")."""
+    return (year, f"fy{year}", f"fy{year[2:]}")
 
 
 def missing_years(
-    question: str,
+    years: Sequence[str],
     concepts: Sequence[Concept],
-    counts: TermCounts,
+    df: Mapping[str, int],
     pairs: Sequence[tuple[Source, Chunk]],
 ) -> list[Concept]:
-    """The years the asking part of ``question`` asks about (:func:`asked_years`: "in 2028")
-    that no chunk of the library holds as a word, as a financial year ("FY2028", "FY28"),
-    nor any retrieved passage in any printed form (:func:`prints_year`: "2027/28", "2026–2030",
-    "the 2020s"). A question for the hall's hourly rate in 2028 over a price list for 2026
-    is close to its passages in every word but one, and that one is what it asks."""
-    years = asked_years(asking_part(question))
+    """Of the ``years`` the asking part of a question asks about (:func:`asked_years`: "in
+    2028"), those that no chunk of the library holds as any of its :func:`year_words` (``df``,
+    the library's counts), nor any retrieved passage in any printed form (:func:`prints_year`:
+    "2027/28", "2026–2030", "the 2020s"). A question for the hall's hourly rate in 2028 over a
+    price list for 2026 is close to its passages in every word but one, and that one is what
+    it asks."""
     numbers = {c.text: c for c in concepts if c.kind == "number" and not c.told}
-    asked = [y for y in years if y in numbers]
-    if not asked:
-        return []
-    forms = {y: (y, f"fy{y}", f"fy{y[2:]}") for y in asked}
-    found, _ = counts([f for fs in forms.values() for f in fs])
     texts = [c.text for _, c in pairs]
     return [
         numbers[y]
-        for y in asked
-        if not any(found.get(f, 0) for f in forms[y]) and not any(prints_year(y, t) for t in texts)
+        for y in years
+        if y in numbers
+        and not any(df.get(w, 0) for w in year_words(y))
+        and not any(prints_year(y, t) for t in texts)
     ]
 
 
@@ -333,8 +338,8 @@ def absent_refusal(
 ) -> Answer:
     """Refuse before generation: a key concept (or a year asked) occurs nowhere in the
     library."""
-    absent = concepts.telling if concepts.years else concepts.telling or concepts.absent
-    telling = list(dict.fromkeys(c.text for c in (*concepts.years, *absent)))
+    named = [*concepts.years, *concepts.telling] or concepts.absent
+    telling = list(dict.fromkeys(c.text for c in named))
     text = f"No passage in your library mentions {quoted(said_names(question, telling))}."
     return _refused_at_once(question, text, [text], concepts, pairs)
 

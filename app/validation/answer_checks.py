@@ -360,8 +360,8 @@ _DECADE = re.compile(r"(?<!\d)((?:1[89]|20)\d)0(?:s|er|'s)(?!\w)", re.I)
 def prints_year(year: str, text: str) -> bool:
     """Whether ``text`` speaks of ``year`` in any form a document prints one: the digits in
     a word of their own or inside one ("FY2024"), within a span of years ("2023/24" holds
-    2024, "2026–2030" holds 2028) or its decade ("the 1990s" holds 1995). A report's financial year spans two calendar years, so
-    either may be what a question means by it."""
+    2024, "2026–2030" holds 2028) or its decade ("the 1990s" holds 1995). A report's
+    financial year spans two calendar years, so either may be what a question means by it."""
     if year in text:
         return True
     y = int(year)
