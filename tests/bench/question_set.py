@@ -34,7 +34,8 @@ as a probe of the price and count checks; its statuses were read at its first ru
 fourteenth, ``years`` (questions_years.jsonl: plain and chatty English and German questions that
 name years the way people say them, over a generated charity annual report and a generated German
 town museum's Jahresbericht, written on 2026-11-24 by a helper who had not seen the verdict rules;
-held out, never used to tune).
+its first run found two GREEN answers to unanswerable questions, which were mended, so its
+statuses are read and the next check needs a fresh set).
 
 Shared by ``tests.bench.eval_answers`` (the ``make eval`` runner) and the unit test that guards the
 JSONL file, so both judge questions and evidence by exactly the same rules.
@@ -383,7 +384,8 @@ SETS: dict[str, QuestionSet] = {
         "held out: a generated charity annual report (FY2024/25, comparative 2025 and 2024 "
         "columns, a timeline, a 2026-2030 plan) and a German museum Jahresbericht (Chronik, "
         "visitors 2023-2025, prices from 1 January 2026), written on 2026-11-24 by a helper who "
-        "had not seen the verdict rules; never used to tune",
+        "had not seen the verdict rules; its first run found two GREEN answers to unanswerable "
+        "questions, mended since, so its statuses were read",
         heldout_pdfs=(
             "ashcombe_community_trust_annual_report_2024_25.pdf",
             "stadtmuseum_bergfelden_jahresbericht_2025.pdf",
