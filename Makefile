@@ -58,10 +58,14 @@ bench: setup
 	$(BIN)/python -m tests.bench.bench_ocr
 
 # Answer quality per set: make eval [SET=manuals|mixed|chatty|heldout|fhs|ebike|maint|talk|talk2|talk3|talk4|talk5|leisure|money|years|all] [EVAL_ARGS=--retrieval-only]
+# The real-document corpus (fetched from Debian packages into ~/.cache/footnote/bench-real):
+#   make eval SET=real CV=5     development documents, cross-validated by document family
+#   make eval SET=real-sealed   the sealed fifth: pooled figures only, no question printed
 SET ?= all
+CV ?= 5
 EVAL_ARGS ?=
 eval: setup
-	$(BIN)/python -m tests.bench.eval_answers --set $(SET) $(EVAL_ARGS)
+	$(BIN)/python -m tests.bench.eval_answers --set $(SET) --cv $(CV) $(EVAL_ARGS)
 
 # Screenshots of the real app on a virtual screen (docs/screenshots/*.png).
 screenshots: setup

@@ -29,6 +29,7 @@ from typing import Any
 
 from app.core.config import Settings
 from app.core.resources import REPO_ROOT
+from tests.bench.crossval import GreenFloor, closing_line, cross_validate, format_cv, headline
 from tests.bench.eval_metrics import (
     Outcome,
     evidence_rank,
@@ -38,6 +39,11 @@ from tests.bench.eval_metrics import (
     summarize,
 )
 from tests.bench.question_set import DEFAULT_CORPUS, SETS, Question, load_questions
+from tests.bench.real import corpus as real_corpus
+
+REAL_SETS = ("real", "real-sealed")
+"""The real-document corpus (tests/bench/real): its development documents, cross-validated by
+document family, and its sealed fifth, whose questions and statuses are never printed."""
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +106,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         description="Evaluate retrieval, citations, refusals and latency on the question set.",
     )
     p.add_argument(
-        "--set", choices=[*SETS, "all"], default="all", help="Development set(s) to run."
+        "--set",
+        choices=[*SETS, *REAL_SETS, "all"],
+        default="all",
+        help="Development set(s) to run ('all': every set but the real corpus's).",
+    )
+    p.add_argument(
+        "--cv",
+        type=int,
+        default=5,
+        help="Folds of the real corpus's document-held-out cross-validation (default 5).",
     )
     p.add_argument(
         "--corpus",
@@ -130,6 +145,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.limit is not None and args.limit < 1:
         p.error("--limit must be at least 1")
+    if args.cv < 2:
+        p.error("--cv needs at least 2 folds")
+    if args.set == "real-sealed" and (args.ids or args.limit):
+        p.error("the sealed set is run whole: no --ids or --limit")
     return args
 
 
@@ -221,28 +240,54 @@ def _progress_line(i: int, n: int, o: Outcome, wall_s: float) -> str:
     return f"[{i:>3}/{n}] {o.id} {'A' if o.answerable else 'U'} rank {rank} {what} {wall_s:.1f}s"
 
 
-def set_runs(args: argparse.Namespace) -> list[tuple[str, Path, Path]]:
-    """(name, questions file, corpus folder) of each set to run, generated corpora written."""
+SetRun = tuple[str, list[Question], Path, list[str]]
+"""(name, questions, corpus folder, the PDFs its library holds)."""
+
+
+def _own_documents(questions: Sequence[Question]) -> list[str]:
+    return sorted({q.doc for q in questions})
+
+
+def set_runs(args: argparse.Namespace) -> list[SetRun]:
+    """Every set to run, its generated or fetched corpus ready.
+
+    The real corpus's library holds all its documents, sealed ones included, whichever half is
+    asked: as in a person's library, a passage of any document may come closest."""
     if args.questions is not None:  # a custom file: its PDFs are in --corpus
-        return [("custom", args.questions, args.corpus or DEFAULT_CORPUS)]
+        questions = load_questions(args.questions)
+        return [("custom", questions, args.corpus or DEFAULT_CORPUS, _own_documents(questions))]
+    if args.set in REAL_SETS:
+        docs = real_corpus.load_manifest()
+        path = real_corpus.SEALED_QUESTIONS if args.set == "real-sealed" else real_corpus.QUESTIONS
+        questions = [q.as_question() for q in real_corpus.load_real_questions(path, docs)]
+        folder = real_corpus.fetch(docs, args.corpus or real_corpus.CACHE)
+        return [(args.set, questions, folder, sorted(d.file for d in docs))]
     names = list(SETS) if args.set == "all" else [args.set]
-    runs = []
+    runs: list[SetRun] = []
     for name in names:
         qs = SETS[name]
         override = args.corpus if name == "manuals" else None
-        runs.append((name, qs.questions, qs.prepare(override)))
+        questions = load_questions(qs.questions)
+        runs.append((name, questions, qs.prepare(override), _own_documents(questions)))
     return runs
 
 
 def run_set(
-    name: str, questions_file: Path, corpus: Path, lib_path: Path, args: argparse.Namespace
+    name: str,
+    all_questions: list[Question],
+    corpus: Path,
+    lib_path: Path,
+    args: argparse.Namespace,
+    *,
+    docs: Sequence[str],
+    quiet: bool = False,
 ) -> dict[str, Any] | int:
-    """Build the set's library, ask its questions; the set's report, or an exit code."""
-    all_questions = load_questions(questions_file)
+    """Build the set's library of ``docs``, ask its questions; the set's report, or an exit code.
+
+    ``quiet``: print no line about any one question (the sealed set)."""
     questions = select(all_questions, args.limit, args.ids, strict=args.questions is not None)
     if not questions:
         return {}
-    docs = sorted({q.doc for q in all_questions})
     missing = [d for d in docs if not (corpus / d).is_file()]
     if missing:
         print(f"{name}: missing from {corpus}: {', '.join(missing)}", file=sys.stderr)
@@ -293,7 +338,11 @@ def run_set(
             )
             outcomes.append(o)
             wall = time.perf_counter() - t0
-            print(_progress_line(i, len(questions), o, wall), file=sys.stderr)
+            if quiet:
+                if i % 25 == 0 or i == len(questions):
+                    print(f"[{i:>3}/{len(questions)}] asked", file=sys.stderr)
+            else:
+                print(_progress_line(i, len(questions), o, wall), file=sys.stderr)
     except KeyboardInterrupt:  # Ctrl-C: still report what was measured so far
         interrupted = True
         print(f"interrupted after {len(outcomes)} questions", file=sys.stderr)
@@ -301,7 +350,6 @@ def run_set(
     config = {
         "corpus": str(corpus),
         "documents": docs,
-        "questions_file": str(questions_file),
         "model_name": model_name,
         "top_k": top_k,
         "library_s": round(library_s, 1),
@@ -322,15 +370,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = datetime.now(UTC)
     runs = set_runs(args)
     if args.ids:
-        known = {q.id for _, path, _ in runs for q in load_questions(path)}
+        known = {q.id for _, questions, _, _ in runs for q in questions}
         unknown = [i for i in args.ids.split(",") if i.strip() and i.strip() not in known]
         if unknown:
             raise SystemExit(f"unknown question ids: {', '.join(unknown)}")
     reports: dict[str, dict[str, Any]] = {}
     with library_dir(args.library) as lib_root:
-        for name, questions_file, corpus in runs:
+        for name, questions, corpus, docs in runs:
             # One library per set: a set's figures never depend on which other sets ran.
-            result = run_set(name, questions_file, corpus, lib_root / name, args)
+            quiet = name == "real-sealed"
+            folder = lib_root / ("real" if name in REAL_SETS else name)  # one library of 42
+            result = run_set(name, questions, corpus, folder, args, docs=docs, quiet=quiet)
             if isinstance(result, int):
                 return result
             if result:
@@ -345,6 +395,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "retrieval_only": args.retrieval_only,
         "library": str(args.library) if args.library else "temporary",
     }
+    if args.set in REAL_SETS:
+        for name, r in reports.items():
+            r["real"] = real_figures(name, r, args)
+    sealed = reports.get("real-sealed")
+    if sealed is not None:  # its questions and statuses are not kept where anyone reads them
+        sealed["questions"] = []
     report = {"config": config, "sets": reports}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
@@ -352,6 +408,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, r in reports.items():
         print(f"\n=== {name} ({r['config']['run_s']:.0f}s, top-k {r['config']['top_k']}) ===")
         print(format_table(r["summary"]))
+        if "real" in r:
+            print(r["real"]["text"])
     if len(reports) > 1:
         print("\n=== side by side ===")
         print(format_comparison({n: r["summary"] for n, r in reports.items()}))
@@ -363,6 +421,58 @@ def main(argv: Sequence[str] | None = None) -> int:
         for r in reports.values()
     )
     return 1 if bad else 0
+
+
+def real_figures(name: str, report: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """The real corpus's figures: per kind and language, cross-validated by document family
+    (development half) or pooled alone (sealed half), and the one closing line."""
+    docs = real_corpus.load_manifest()
+    by_file = {d.file: d for d in docs}
+    asked = [d for d in docs if d.sealed == (name == "real-sealed")]
+    outcomes = [Outcome(**q) for q in report["questions"]]
+    ks = (5, report["config"]["top_k"])
+    out: dict[str, Any] = {}
+    lines: list[str] = []
+    if name == "real":
+        fold_of = real_corpus.folds(docs, args.cv)
+        lines.append(f"\n--- document-held-out cross-validation, {args.cv} folds (no lever) ---")
+        out["cv"] = cross_validate(outcomes, fold_of, args.cv, None, ks)
+        lines.append(format_cv(out["cv"]))
+        if not args.retrieval_only:
+            lever = GreenFloor()
+            out["cv_green_floor"] = cross_validate(outcomes, fold_of, args.cv, lever, ks)
+            lines.append(
+                f"\n--- the same with lever {lever.name} (GREEN floor fitted on the other "
+                f"folds for {100 * lever.precision:.0f}% precision) ---"
+            )
+            lines.append(format_cv(out["cv_green_floor"]))
+        for field in ("kind", "language"):
+            groups: dict[str, list[Outcome]] = {}
+            for o in outcomes:
+                groups.setdefault(getattr(by_file[o.doc], field), []).append(o)
+            out[f"by_{field}"] = {g: headline(summarize(v, ks)) for g, v in sorted(groups.items())}
+            lines.append(f"\n--- by document {field} ---")
+            lines.extend(
+                "  " + closing_line(g, f, retrieval_only=args.retrieval_only)
+                for g, f in out[f"by_{field}"].items()
+            )
+        pooled = out["cv"]["pooled"]
+    else:
+        pooled = headline(summarize(outcomes, ks))
+    kinds = len({d.kind for d in asked})
+    languages = len({d.language for d in asked})
+    line = closing_line(
+        name,
+        pooled,
+        documents=len(asked),
+        kinds=kinds,
+        languages=languages,
+        retrieval_only=args.retrieval_only,
+    )
+    lines.append("\n" + line)
+    out["line"] = line
+    out["text"] = "\n".join(lines)
+    return out
 
 
 if __name__ == "__main__":
