@@ -446,15 +446,27 @@ def real_figures(name: str, report: dict[str, Any], args: argparse.Namespace) ->
                 f"folds for {100 * lever.precision:.0f}% precision) ---"
             )
             lines.append(format_cv(out["cv_green_floor"]))
-        for field in ("kind", "language"):
+        questions = {q.id: q for q in real_corpus.load_real_questions(real_corpus.QUESTIONS, docs)}
+        groupings: dict[str, Any] = {
+            "document kind": lambda o: by_file[o.doc].kind,
+            "document language": lambda o: by_file[o.doc].language,
+            "question language": lambda o: questions[o.id].language,
+            "question style": lambda o: questions[o.id].style,
+            "unanswerable kind": lambda o: (
+                None if o.answerable else "near miss" if questions[o.id].near_miss else "off topic"
+            ),
+        }
+        for label, key in groupings.items():
             groups: dict[str, list[Outcome]] = {}
             for o in outcomes:
-                groups.setdefault(getattr(by_file[o.doc], field), []).append(o)
-            out[f"by_{field}"] = {g: headline(summarize(v, ks)) for g, v in sorted(groups.items())}
-            lines.append(f"\n--- by document {field} ---")
+                if (g := key(o)) is not None:
+                    groups.setdefault(g, []).append(o)
+            figures = {g: headline(summarize(v, ks)) for g, v in sorted(groups.items())}
+            out[f"by {label}"] = figures
+            lines.append(f"\n--- by {label} ---")
             lines.extend(
                 "  " + closing_line(g, f, retrieval_only=args.retrieval_only)
-                for g, f in out[f"by_{field}"].items()
+                for g, f in figures.items()
             )
         pooled = out["cv"]["pooled"]
     else:
