@@ -8,6 +8,7 @@ never printed."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -213,3 +214,48 @@ def test_real_question_converts_to_the_shared_format() -> None:
     q: RealQuestion = DEV[0]
     shared = q.as_question()
     assert (shared.id, shared.doc, shared.answerable) == (q.id, q.document, q.answerable)
+
+
+@pytest.mark.skipif(
+    not (shutil.which("dpkg-deb") and shutil.which("apt-get")), reason="needs dpkg-deb"
+)
+def test_fetch_cuts_the_file_out_of_its_package_and_checks_its_sha256(tmp_path: Path) -> None:
+    """A real .deb built here with dpkg-deb, already in the cache: no network is needed."""
+    import gzip
+    import hashlib
+    import subprocess
+
+    pdf = b"%PDF-1.4\n% a stand-in: fetch checks bytes, not PDF syntax\n"
+    root = tmp_path / "pkg"
+    (root / "DEBIAN").mkdir(parents=True)
+    (root / "DEBIAN" / "control").write_text(
+        "Package: footnote-test-doc\nVersion: 1:1.0-1\nArchitecture: all\n"
+        "Maintainer: Footnote <footnote@localhost>\nDescription: test\n",
+        encoding="utf-8",
+    )
+    docdir = root / "usr" / "share" / "doc" / "footnote-test-doc"
+    docdir.mkdir(parents=True)
+    (docdir / "manual.pdf.gz").write_bytes(gzip.compress(pdf))
+    cache = tmp_path / "cache"
+    (cache / "debs").mkdir(parents=True)
+    deb = cache / "debs" / "footnote-test-doc_1%3a1.0-1_all.deb"
+    subprocess.run(["dpkg-deb", "--build", str(root), str(deb)], check=True, capture_output=True)
+
+    def doc(sha: str) -> Document:
+        return _doc("manual.pdf", "footnote-test-doc").model_copy(
+            update={
+                "sha256": sha,
+                "source": corpus.Source(
+                    package="footnote-test-doc",
+                    version="1:1.0-1",
+                    path="usr/share/doc/footnote-test-doc/manual.pdf.gz",
+                ),
+            }
+        )
+
+    folder = corpus.fetch([doc(hashlib.sha256(pdf).hexdigest())], cache)
+    assert (folder / "manual.pdf").read_bytes() == pdf
+    (folder / "manual.pdf").unlink()
+    with pytest.raises(corpus.FetchError, match="the manifest says"):
+        corpus.fetch([doc("1" * 64)], cache)
+    assert not (folder / "manual.pdf").exists()  # wrong bytes are never left in the corpus

@@ -198,8 +198,17 @@ def _download(package: str, version: str, debs: Path) -> Path:
         run = subprocess.run(cmd, cwd=debs, capture_output=True, text=True)
     found = sorted(debs.glob(f"{package}_{quoted}_*.deb"))
     if run.returncode != 0 or not found:
+        said = (run.stderr or run.stdout).strip()
+        gone = "was not found" in said
         raise FetchError(
-            f"apt-get download {package}={version} failed: {(run.stderr or run.stdout).strip()}"
+            f"apt-get download {package}={version} failed: {said}"
+            + (
+                "\nThe archive no longer serves this version (a point release replaced it): "
+                "update the manifest's version and sha256 and re-check the questions' "
+                "evidence with `python -m tests.bench.real.corpus --check`."
+                if gone
+                else ""
+            )
         )
     return found[0]
 
