@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.core.models import IngestResult
 from app.core.progress import FileDone, FileProgress, Progress, Stage
+from app.ui.render import plural
 from app.ui.theme import icon, status_color
 from app.ui.widgets import ElidedLabel
 
@@ -92,7 +93,8 @@ class FileRow:
         else:
             verb = "Updated" if r.status == "updated" else "Added"
             ocr = f" ({r.ocr_pages} read by OCR)" if r.ocr_pages else ""
-            self.state.setText(f"{verb}: {r.pages} pages{ocr}, {r.chunks} passages")
+            pages, passages = plural(r.pages, "page"), plural(r.chunks, "passage")
+            self.state.setText(f"{verb}: {pages}{ocr}, {passages}")
 
 
 class ImportPanel(QFrame):

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from app.core.models import Document
 from app.core.terminal import safe_line
-from app.ui.render import file_name, plain_tooltip
+from app.ui.render import file_name, plain_tooltip, plural
 from app.ui.theme import icon, muted_color, status_color
 
 logger = logging.getLogger(__name__)
@@ -309,7 +309,7 @@ class LibraryPanel(QWidget):
             status = {"ready": "Ready", "partial": "Partly read (OCR unfinished)"}.get(
                 d.status, "Indexed (embedding…)"
             )
-            pages = f"{d.pages} page{'s' if d.pages != 1 else ''}"
+            pages = plural(d.pages, "page")
             it = QListWidgetItem(title or name)
             it.setData(DOC_ROLE, d.doc_id)
             it.setData(SUB_ROLE, f"{name} · {pages} · {status}")
@@ -318,7 +318,9 @@ class LibraryPanel(QWidget):
                 Qt.CheckState.Unchecked if d.doc_id in self._unchecked else Qt.CheckState.Checked
             )
             it.setToolTip(
-                plain_tooltip(f"{title}\n{d.file}\n{pages}, {d.chunks} passages · {status}")
+                plain_tooltip(
+                    f"{title}\n{d.file}\n{pages}, {plural(d.chunks, 'passage')} · {status}"
+                )
             )
             it.setData(Qt.ItemDataRole.AccessibleTextRole, f"{title}, {name}, {pages}, {status}")
             if d.status != "ready":
@@ -366,7 +368,7 @@ class LibraryPanel(QWidget):
         if n == 0:
             text = ""
         elif ids is None:
-            text = f"Asking all {n} document{'s' if n != 1 else ''}"
+            text = "Asking your only document" if n == 1 else f"Asking all {n} documents"
         elif not ids:
             text = "No document checked: check at least one"
         else:

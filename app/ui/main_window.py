@@ -274,11 +274,7 @@ class MainWindow(QMainWindow):
 
     def _documents_changed(self, docs: list[Document]) -> None:
         self.library.set_documents(docs)
-        ready = sum(d.status == "ready" for d in docs)
-        n = len(docs)
-        self.docs_label.setText(
-            f"{n} document{'s' if n != 1 else ''}, {ready} ready" if docs else "No documents"
-        )
+        self.docs_label.setText(render.library_summary(docs))
         self._scope_changed()
         if docs:
             self.messages.dismiss("empty-library")

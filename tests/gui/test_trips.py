@@ -16,8 +16,14 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QGuiApplication
 
+from app.core.models import Answer, DroppedCitation, Support, Validation
+from app.ui import render
+from app.ui.answer_card import AnswerCard
 from app.ui.main_window import MainWindow
 from app.ui.prefs import load_settings, qsettings
+from tests import answer_factory
+from tests.gui.conftest import drop_files, wait_ingested, wait_ready
+from tests.pdf_factory import make_two_column_pdf
 
 pytestmark = pytest.mark.gui
 
@@ -87,3 +93,89 @@ def test_saved_at_1920x1080_reopens_usable_at_1280x800(tmp_path: Path) -> None:
     assert second["w"] <= 1280 and second["h"] <= 800, second
     assert second["w"] >= 1200 and second["h"] >= 700, second
     assert second["viewer"] and second["left"], "all three columns, the evidence viewer too"
+
+
+# --- item 8: wording ------------------------------------------------------------------------
+def test_a_one_page_import_speaks_in_the_singular(window: MainWindow, qtbot, tmp_path) -> None:
+    pdf = make_two_column_pdf(tmp_path / "stations.pdf")  # one page
+    seen: list[tuple[list[str], str]] = []
+    window.session.documents_changed.connect(
+        lambda docs: seen.append(([d.status for d in docs], window.docs_label.text()))
+    )
+    drop_files(window, [pdf])
+    wait_ingested(qtbot, window)
+    wait_ready(qtbot, window, 1)
+    row = window.imports.rows[str(pdf)].state.text()
+    assert row.startswith("Added: 1 page, ") and "1 pages" not in row, row
+    assert window.library.scope.text() == "Asking your only document"
+    assert window.docs_label.text() == "1 document"
+    for statuses, label in seen:
+        assert "0 ready" not in label, label
+        if "indexed" in statuses:  # searchable by keyword already: the words say so
+            assert "keyword search works" in label, label
+
+
+def _refusal(text: str, reasons: list[str]) -> Answer:
+    closest = answer_factory.citation(n=3)
+    support = Support(score=0.0, missing=["watermark"], reasons=reasons, closest=[closest])
+    return answer_factory.answer(
+        mode="refuse",
+        kind="refusal",
+        answer=text,
+        citations=[],
+        validation=Validation(status="REFUSED", flags=[text], support=support),
+    )
+
+
+@pytest.mark.parametrize(
+    "text, reasons",
+    [
+        ("No passage in your library mentions \u2018watermark\u2019.", None),
+        (
+            "Not answered: the question asks for a price, and none of the closest passages "
+            "gives one.",
+            ["The question asks for a price, and none of the closest passages gives one."],
+        ),
+    ],
+)
+def test_a_refusal_says_its_reason_once_per_card(qtbot, text: str, reasons) -> None:
+    card = AnswerCard("What about the watermark?")
+    qtbot.addWidget(card)
+    card.complete(_refusal(text, reasons or [text]))
+    reason = (reasons or [text])[0].rstrip(".")
+    shown = f"{card.body.toPlainText()}\n{card.status.text()}".casefold()
+    assert shown.count(reason.casefold()) == 1, shown
+    assert "closest passages to check" in card.status.text()
+    md = render.answer_markdown(card.answer)
+    assert md.casefold().count(reason.casefold()) == 1, md
+
+
+def test_status_lines_use_no_internal_terms(qtbot) -> None:
+    dropped = [
+        DroppedCitation(n=1, reason="duplicate"),
+        DroppedCitation(n=2, reason="quote_not_found"),
+    ]
+    answer = answer_factory.answer(
+        kind="generated",
+        validation=Validation(status="GREEN", dropped=dropped, repaired=True),
+    )
+    card = AnswerCard(answer.question)
+    qtbot.addWidget(card)
+    card.complete(answer)
+    words = card.status.text()
+    for jargon in ("repaired", "repeated another citation", "retrieved", "marker"):
+        assert jargon not in words, words
+    assert "1 citation removed" in words, "the duplicate is not counted as evidence lost"
+    assert "second try" in words and "cited twice" in words
+
+
+def test_the_stopped_icon_is_not_an_empty_box(qtbot) -> None:
+    card = AnswerCard("Stop this")
+    qtbot.addWidget(card)
+    card.cancelled()
+    img = card.status_icon.pixmap().toImage()
+    w, h = img.width(), img.height()
+    assert img.pixelColor(w // 2, h // 2).alpha() > 200, "a filled stop square in the middle"
+    # ...inside a round outline: the corners stay empty, unlike a checkbox's square.
+    assert img.pixelColor(1, 1).alpha() == 0 and img.pixelColor(w - 2, h - 2).alpha() == 0
+    assert img.pixelColor(w // 2, 1).alpha() > 0
