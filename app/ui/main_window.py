@@ -274,6 +274,7 @@ class MainWindow(QMainWindow):
 
     def _documents_changed(self, docs: list[Document]) -> None:
         self.library.set_documents(docs)
+        self.imports.keep_only({d.doc_id for d in docs})
         self.docs_label.setText(render.library_summary(docs))
         self._scope_changed()
         if docs:
@@ -369,7 +370,10 @@ class MainWindow(QMainWindow):
             )
         failed = [r for r in results if r.status == "failed"]
         if not failed and any(r.status != "failed" for r in results):
-            self.messages.show_message("info", self.imports.title.text(), key="import")
+            if not self.imports.isVisible():  # the import panel says it where it is seen
+                self.messages.show_message("info", self.imports.title.text(), key="import")
+            else:
+                self.messages.dismiss("import")
         elif len(failed) == 1:
             r = failed[0]
             self.messages.show_message(

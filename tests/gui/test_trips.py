@@ -17,13 +17,15 @@ import pytest
 from PySide6.QtGui import QGuiApplication
 
 from app.core.models import Answer, DroppedCitation, Support, Validation
+from app.core.progress import FileProgress, Progress, Stage
 from app.ui import render
 from app.ui.answer_card import AnswerCard
+from app.ui.import_panel import ImportPanel
 from app.ui.main_window import MainWindow
 from app.ui.prefs import load_settings, qsettings
 from tests import answer_factory
 from tests.gui.conftest import drop_files, wait_ingested, wait_ready
-from tests.pdf_factory import make_two_column_pdf
+from tests.pdf_factory import make_not_pdf, make_scanned_pdf, make_two_column_pdf
 
 pytestmark = pytest.mark.gui
 
@@ -179,3 +181,59 @@ def test_the_stopped_icon_is_not_an_empty_box(qtbot) -> None:
     # ...inside a round outline: the corners stay empty, unlike a checkbox's square.
     assert img.pixelColor(1, 1).alpha() == 0 and img.pixelColor(w - 2, h - 2).alpha() == 0
     assert img.pixelColor(w // 2, 1).alpha() > 0
+
+
+# --- items 6 and 7: the import panel ------------------------------------------------------
+def test_the_overall_bar_is_not_full_while_ocr_has_pages_to_read(qtbot, tmp_path) -> None:
+    """The reports a 3-page scan gives (parse, then OCR page by page, then indexing)."""
+    scan = make_scanned_pdf(tmp_path / "scan.pdf", pages=3)
+    panel = ImportPanel()
+    qtbot.addWidget(panel)
+    panel.start([scan])
+    f = {"file": str(scan), "index": 0, "count": 1}
+    panel.on_progress(Progress(Stage.FILE, 0, 1, file=str(scan)))
+    for i in range(3):
+        panel.on_progress(FileProgress(Stage.PARSE, i + 1, 3, **f))
+    values = []
+    for i in range(4):
+        panel.on_progress(FileProgress(Stage.OCR, i, 3, **f))
+        values.append(panel.overall.value())
+        assert "OCR" in panel.rows[str(scan)].state.text()
+    assert values[0] < 100, f"OCR 0/3 pages: the overall bar is at {values[0] / 10:.0f}%"
+    assert values == sorted(values) and values[-1] < 1000
+    panel.on_progress(FileProgress(Stage.INDEX, 1, 1, **f))
+    assert panel.overall.value() == 1000
+
+
+def test_import_finished_goes_away_by_itself_and_is_said_once(
+    window: MainWindow, qtbot, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setattr(ImportPanel, "AUTO_HIDE_MS", 1500, raising=False)
+    pdf = make_two_column_pdf(tmp_path / "stations.pdf")
+    drop_files(window, [pdf])
+    wait_ingested(qtbot, window)
+    panel = window.imports
+    assert panel.isVisible() and panel.title.text().startswith("Import finished")
+    assert not any("Import finished" in t for t in window.messages.texts()), "said once"
+    assert not panel.overall.isVisible(), "no full bar left behind"
+    qtbot.waitUntil(lambda: not panel.isVisible(), timeout=5000)
+
+
+def test_a_removed_document_is_no_longer_listed_as_imported(
+    window: MainWindow, qtbot, tmp_path
+) -> None:
+    good = make_two_column_pdf(tmp_path / "stations.pdf")
+    bad = make_not_pdf(tmp_path / "notes.pdf")
+    drop_files(window, [good, bad])
+    wait_ingested(qtbot, window)
+    qtbot.waitUntil(lambda: len(window.library.documents) == 1, timeout=60_000)
+    panel = window.imports
+    assert panel.isVisible(), "a failure stays until dismissed"
+    names = lambda: {Path(k).name for k in panel.rows}  # noqa: E731
+    assert names() == {"stations.pdf", "notes.pdf"}
+    window.library.confirm_remove = lambda _doc: True
+    window.library.list.item(0).setSelected(True)
+    window.library.remove_selected()
+    qtbot.waitUntil(lambda: not window.library.documents, timeout=60_000)
+    qtbot.waitUntil(lambda: names() == {"notes.pdf"}, timeout=5000)
+    assert panel.isVisible()
