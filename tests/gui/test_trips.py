@@ -237,3 +237,59 @@ def test_a_removed_document_is_no_longer_listed_as_imported(
     qtbot.waitUntil(lambda: not window.library.documents, timeout=60_000)
     qtbot.waitUntil(lambda: names() == {"notes.pdf"}, timeout=5000)
     assert panel.isVisible()
+
+
+# --- item 10: no leaked semaphores at quit ------------------------------------------------
+_IMPORT_AND_QUIT = """
+import sys
+from PySide6.QtCore import QTimer
+import app.ui.main_window as mw
+
+start = mw.MainWindow.start
+
+
+def patched(self):
+    start(self)
+
+    def close_when_done(left=900):
+        docs = self.library.documents
+        done = self.ingest_job is None and docs and all(d.status == "ready" for d in docs)
+        if done or left <= 0:
+            print(f"documents: {len(docs)}", flush=True)
+            self.close()
+        else:
+            QTimer.singleShot(200, lambda: close_when_done(left - 1))
+
+    QTimer.singleShot(500, close_when_done)
+
+
+mw.MainWindow.start = patched
+sys.argv = ["footnote", *sys.argv[1:]]
+from app.launch import entry
+
+entry()
+"""
+
+
+def test_quitting_after_an_import_leaks_no_semaphores(tmp_path: Path) -> None:
+    """The way a person meets it: open Footnote with a PDF, let it import, close the window.
+    The import child and the app both leave with os._exit (app/core/exiting.py)."""
+    pdf = make_two_column_pdf(tmp_path / "stations.pdf")
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM="offscreen",
+        FOOTNOTE_LIBRARY=str(tmp_path / "library"),
+        PYTHONWARNINGS="default",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", _IMPORT_AND_QUIT, str(pdf)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "documents: 1" in proc.stdout, proc.stdout + proc.stderr
+    assert "leaked semaphore" not in proc.stderr, proc.stderr
+    assert "resource_tracker" not in proc.stderr, proc.stderr
