@@ -369,6 +369,7 @@ class MainWindow(QMainWindow):
                 outcome.embed_error,
             )
         failed = [r for r in results if r.status == "failed"]
+        logger.info("%s", self.imports.title.text())  # "Import finished: 1 added" in the log
         if not failed and any(r.status != "failed" for r in results):
             if not self.imports.isVisible():  # the import panel says it where it is seen
                 self.messages.show_message("info", self.imports.title.text(), key="import")
