@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QFont, QKeySequence, QPainter
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -55,6 +55,18 @@ class DocumentDelegate(QStyledItemDelegate):
         if style is None:
             return
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        if opt.features & QStyleOptionViewItem.ViewItemFeature.HasCheckIndicator:
+            # Fusion outlines the box in a darker shade of the window: on a dark palette an
+            # unchecked box all but vanished. A muted text-coloured outline shows in both.
+            box = style.subElementRect(
+                QStyle.SubElement.SE_ItemViewItemCheckIndicator, opt, opt.widget
+            )
+            painter.save()
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(QPen(QColor(muted_color()), 1.2))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(QRectF(box).adjusted(1.5, 1.5, -1.5, -1.5), 2.0, 2.0)
+            painter.restore()
         rect: QRect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, opt.widget)
         rect = rect.adjusted(4, 4, -4, -4)
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)

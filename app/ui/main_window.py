@@ -12,6 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtGui import (
     QAction,
+    QActionGroup,
     QCloseEvent,
     QDragEnterEvent,
     QDropEvent,
@@ -41,11 +42,17 @@ from app.ui.import_panel import ImportPanel
 from app.ui.library_panel import LibraryPanel
 from app.ui.message_bar import MessageBar
 from app.ui.pdf_viewer import PdfViewer
-from app.ui.prefs import forget_model, remember_model, save_settings
+from app.ui.prefs import (
+    appearance,
+    forget_model,
+    remember_model,
+    save_appearance,
+    save_settings,
+)
 from app.ui.session import Session, describe_error
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.sources_panel import SourcesPanel
-from app.ui.theme import icon
+from app.ui.theme import APPEARANCES, apply_appearance, icon
 from app.ui.workers import Job
 
 logger = logging.getLogger(__name__)
@@ -166,6 +173,16 @@ class MainWindow(QMainWindow):
         for act in (self.act_left, self.act_viewer):
             act.setCheckable(True)
             act.setChecked(True)
+        v.addSeparator()
+        looks = v.addMenu("&Appearance")
+        self.appearance_group = QActionGroup(self)
+        self.appearance_actions: dict[str, QAction] = {}
+        for mode, text in APPEARANCES.items():
+            act = self._action(looks, text, lambda _on=False, m=mode: self.set_appearance(m))
+            act.setCheckable(True)
+            act.setChecked(mode == appearance())
+            self.appearance_group.addAction(act)
+            self.appearance_actions[mode] = act
         e = self.menuBar().addMenu("&Edit")
         self.act_copy = self._action(
             e,
@@ -198,6 +215,19 @@ class MainWindow(QMainWindow):
         act.triggered.connect(slot)
         menu.addAction(act)  # type: ignore[attr-defined]
         return act
+
+    def set_appearance(self, mode: str) -> None:
+        """View → Appearance: follow the system, light or dark; kept for the next start."""
+        save_appearance(mode)
+        self.appearance_actions[mode].setChecked(True)
+        apply_appearance(mode)
+        # Colours computed when a card was drawn (status, chips): draw the cards anew.
+        if not self.conversation.running:
+            answers = self.conversation.answers()
+            self.conversation.clear()
+            for answer in answers:
+                self.conversation.add_finished(answer)
+        self.update()
 
     # --- responsive columns ------------------------------------------------------------
     def set_panel(self, name: str, on: bool) -> None:

@@ -14,7 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
 
 from app.core.models import Answer, DroppedCitation, Support, Validation
 from app.core.progress import FileProgress, Progress, Stage
@@ -293,3 +295,82 @@ def test_quitting_after_an_import_leaks_no_semaphores(tmp_path: Path) -> None:
     assert "documents: 1" in proc.stdout, proc.stdout + proc.stderr
     assert "leaked semaphore" not in proc.stderr, proc.stderr
     assert "resource_tracker" not in proc.stderr, proc.stderr
+
+
+# --- item 9: dark mode ------------------------------------------------------------------
+@pytest.fixture
+def restore_appearance():
+    from app.ui.theme import apply_appearance, stylesheet
+
+    yield
+    apply_appearance("system")
+    QApplication.instance().setStyleSheet(stylesheet())  # type: ignore[union-attr]
+
+
+def _is_dark() -> bool:
+    return QGuiApplication.palette().color(QPalette.ColorRole.Window).lightnessF() < 0.5
+
+
+def test_view_menu_switches_dark_and_light_and_remembers(qtbot, restore_appearance) -> None:
+    win = MainWindow(load_settings())
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    assert not _is_dark() and win.appearance_actions["system"].isChecked()
+    light_qss = QApplication.instance().styleSheet()
+    tool = win.library.add_tool
+    light_icon = tool.icon().pixmap(16, 16).toImage()
+    win.appearance_actions["dark"].trigger()
+    assert _is_dark(), "dark whatever the system says"
+    assert QApplication.instance().styleSheet() != light_qss, "the style sheet follows"
+    dark_icon = tool.icon().pixmap(16, 16).toImage()
+    assert dark_icon != light_icon, "icons already shown are tinted anew"
+    assert qsettings().value("view/appearance") == "dark"
+    again = MainWindow(load_settings())  # the next start reads it
+    qtbot.addWidget(again)
+    assert again.appearance_actions["dark"].isChecked()
+    win.appearance_actions["light"].trigger()
+    assert not _is_dark()
+    win.appearance_actions["system"].trigger()
+    assert not _is_dark() and qsettings().value("view/appearance") == "system"
+
+
+def _indicator_contrast(panel) -> float:
+    """Greatest lightness difference between the unchecked box's pixels and the list's base."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
+
+    lst = panel.list
+    item = lst.item(0)
+    assert item.checkState() == Qt.CheckState.Unchecked
+    opt = QStyleOptionViewItem()
+    opt.initFrom(lst)
+    opt.rect = lst.visualItemRect(item)
+    opt.features |= QStyleOptionViewItem.ViewItemFeature.HasCheckIndicator
+    box = lst.style().subElementRect(QStyle.SubElement.SE_ItemViewItemCheckIndicator, opt, lst)
+    img = lst.viewport().grab().toImage()
+    base = lst.palette().color(QPalette.ColorRole.Base).lightnessF()
+    return max(
+        abs(img.pixelColor(x, y).lightnessF() - base)
+        for x in range(box.left(), box.right() + 1)
+        for y in range(box.top(), box.bottom() + 1)
+    )
+
+
+def test_an_unchecked_document_is_visible_in_dark_mode(qtbot, restore_appearance) -> None:
+    from app.core.models import Document
+    from app.ui.library_panel import LibraryPanel
+    from app.ui.theme import apply_appearance
+
+    apply_appearance("dark")
+    assert _is_dark()
+    panel = LibraryPanel()
+    qtbot.addWidget(panel)
+    panel.resize(320, 300)
+    docs = [
+        Document(doc_id=f"d{i}", file=f"/docs/r{i}.pdf", title=f"R{i}", pages=3) for i in (1, 2)
+    ]
+    panel.set_documents(docs)
+    panel.set_checked("d1", False)
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert _indicator_contrast(panel) >= 0.3, "the empty box stands out from the list"
