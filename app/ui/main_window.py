@@ -87,7 +87,6 @@ class MainWindow(QMainWindow):
         self.ingest_job: Job | None = None
         self._pending_paths: list[Path] = []
         self._resumed_embedding = False
-        self._shown_once = False
 
         self.library = LibraryPanel()
         self.imports = ImportPanel()
@@ -240,9 +239,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, e: object) -> None:  # noqa: N802 - Qt override
         super().showEvent(e)  # type: ignore[arg-type]
-        if not self._shown_once:  # the frame's size is known only now
-            self._shown_once = True
-            window_state.clamp_to_screen(self)
+        window_state.fit_on_first_show(self)  # the frame's size is known only now
         self.columns.fit()
 
     def _connect(self) -> None:

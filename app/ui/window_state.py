@@ -24,6 +24,7 @@ DEFAULT_SIZE = (1400, 860)
 # the app is designed down to (README: "from 800×600 up nothing is cut off").
 USABLE_SIZE = (800, 600)
 _GEOMETRY_MAGIC = 0x1D9D0CB  # QWidget::saveGeometry's header
+_RESTORED = "footnote_restored_size"  # the size restore() gave, until the window is shown
 
 
 def saved_size(geo: QByteArray) -> QSize | None:
@@ -55,6 +56,7 @@ def restore(window: QMainWindow, splitters: dict[str, QSplitter]) -> None:
     if not window.windowState() & full:
         window.resize(size)
     clamp_to_screen(window)
+    window.setProperty(_RESTORED, window.size())
     for key, split in splitters.items():
         val = qs.value(f"window/{key}")
         if isinstance(val, QByteArray) and not val.isEmpty():
@@ -72,6 +74,17 @@ def save(window: QMainWindow, splitters: dict[str, QSplitter]) -> None:
 def _area(window: QMainWindow) -> QRect | None:
     screen = window.screen() or QGuiApplication.primaryScreen()
     return None if screen is None else screen.availableGeometry()
+
+
+def fit_on_first_show(window: QMainWindow) -> None:
+    """Fit the restored window to the screen again once shown: only now is the size of the
+    frame (title bar, borders) around it known. A size set in code since is left alone."""
+    size = window.property(_RESTORED)
+    if size is None:
+        return
+    window.setProperty(_RESTORED, None)
+    if size == window.size():
+        clamp_to_screen(window)
 
 
 def clamp_to_screen(window: QMainWindow) -> None:
