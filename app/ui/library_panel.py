@@ -10,7 +10,7 @@ import logging
 from collections.abc import Callable
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QPainter, QPen
+from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -40,6 +40,22 @@ logger = logging.getLogger(__name__)
 
 DOC_ROLE = Qt.ItemDataRole.UserRole + 1
 SUB_ROLE = Qt.ItemDataRole.UserRole + 2
+NAME_ROLE = Qt.ItemDataRole.UserRole + 4  # the file name inside SUB_ROLE: the part to shorten
+
+
+def second_line(fm: QFontMetrics, sub: str, name: str, width: int) -> str:
+    """'file.pdf · 117 pages · Ready' in ``width`` pixels: only the file name is shortened
+    (in its middle), so a count is never cut ("GeoTopo-komprimi…17 pages" read as 17)."""
+    if fm.horizontalAdvance(sub) <= width:
+        return sub
+    at = sub.find(name) if name else -1
+    if at >= 0:
+        before, after = sub[:at], sub[at + len(name) :]
+        room = width - fm.horizontalAdvance(before + after)
+        if room >= fm.horizontalAdvance("abc…pdf"):
+            return before + fm.elidedText(name, Qt.TextElideMode.ElideMiddle, room) + after
+    return fm.elidedText(sub, Qt.TextElideMode.ElideRight, width)
+
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -92,7 +108,7 @@ class DocumentDelegate(QStyledItemDelegate):
         painter.drawText(
             line2,
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            fm2.elidedText(sub, Qt.TextElideMode.ElideMiddle, rect.width()),
+            second_line(fm2, sub, str(index.data(NAME_ROLE) or ""), rect.width()),
         )
         painter.restore()
 
@@ -325,6 +341,7 @@ class LibraryPanel(QWidget):
             it = QListWidgetItem(title or name)
             it.setData(DOC_ROLE, d.doc_id)
             it.setData(SUB_ROLE, f"{name} · {pages} · {status}")
+            it.setData(NAME_ROLE, name)
             it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             it.setCheckState(
                 Qt.CheckState.Unchecked if d.doc_id in self._unchecked else Qt.CheckState.Checked

@@ -87,6 +87,7 @@ class MainWindow(QMainWindow):
         self.ingest_job: Job | None = None
         self._pending_paths: list[Path] = []
         self._resumed_embedding = False
+        self._sources_were_empty = True  # the library has the left column's height
 
         self.library = LibraryPanel()
         self.imports = ImportPanel()
@@ -260,9 +261,19 @@ class MainWindow(QMainWindow):
         self.conversation.copy_requested.connect(self.copy_answer)
         self.conversation.answer_selected.connect(self.sources.show_answer)
         self.sources.source_clicked.connect(self._open_source)
+        self.sources.filled.connect(self._sources_filled)
         self.viewer.problem.connect(
             lambda text, details: self.messages.show_message("warning", text, details, key="viewer")
         )
+
+    def _sources_filled(self, has: bool) -> None:
+        """An empty Sources panel is only its title (the library takes the room); the first
+        sources shown get their share back."""
+        if has and self._sources_were_empty:
+            total = sum(self.left.sizes())
+            if total > 0:
+                self.left.setSizes([total - total * 9 // 20, total * 9 // 20])
+        self._sources_were_empty = not has
 
     def _model_failed(self, exc: BaseException) -> None:
         """A model that did not load: the previous one answers, if there was one."""

@@ -374,3 +374,86 @@ def test_an_unchecked_document_is_visible_in_dark_mode(qtbot, restore_appearance
     panel.show()
     qtbot.waitExposed(panel)
     assert _indicator_contrast(panel) >= 0.3, "the empty box stands out from the list"
+
+
+# --- item 4: the library list -------------------------------------------------------------
+def _docs(n: int) -> list:
+    from app.core.models import Document
+
+    names = ["GeoTopo-komprimiert-Vorlesungsskript-2023.pdf"] + [
+        f"report-{i}.pdf" for i in range(n)
+    ]
+    return [
+        Document(doc_id=f"d{i}", file=f"/docs/{name}", title=f"Document {i}", pages=117 - i)
+        for i, name in enumerate(names[:n])
+    ]
+
+
+def _sourced_answer() -> Answer:
+    from app.core.models import Source
+
+    sources = [
+        Source(
+            n=k,
+            rank=k,
+            chunk_id=f"d:{k:05d}",
+            doc_id="d",
+            file="/docs/guide.pdf",
+            title="Guide",
+            page_start=k,
+            page_end=k,
+            section="Care",
+            score=1.0 / k,
+            text=f"Passage {k} about the filter.",
+        )
+        for k in range(1, 7)
+    ]
+    return answer_factory.answer(sources=sources)
+
+
+def test_the_library_has_the_room_until_an_answer_has_sources(qtbot) -> None:
+    win = MainWindow(load_settings())
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    win.library.set_documents(_docs(10))
+    qtbot.wait(50)
+    lst = win.library.list
+    row = lst.sizeHintForRow(0)
+    assert lst.viewport().height() >= 10 * row, "ten documents in view, not three"
+    assert win.sources.height() <= 120, "an empty Sources panel is only its title and hint"
+    hint = win.sources.hint
+    assert hint.height() >= hint.heightForWidth(hint.width()), "its hint is not cut"
+    win.sources.show_answer(_sourced_answer())
+    qtbot.wait(50)
+    rows = win.sources.list.sizeHintForRow(0)
+    assert win.sources.list.viewport().height() >= 5 * rows, "the sources get their share"
+    assert lst.viewport().height() >= 5 * row
+
+
+def test_a_long_file_name_never_eats_the_page_count(qtbot, monkeypatch) -> None:
+    from app.ui import library_panel
+    from app.ui.library_panel import LibraryPanel
+
+    drawn: list[str] = []
+    real = getattr(library_panel, "second_line", None)
+
+    def spy(*args):
+        drawn.append(real(*args))  # type: ignore[misc]
+        return drawn[-1]
+
+    monkeypatch.setattr(library_panel, "second_line", spy, raising=False)
+    panel = LibraryPanel()
+    qtbot.addWidget(panel)
+    panel.resize(250, 400)
+    panel.set_documents(_docs(2))
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.list.viewport().grab()  # paint the rows
+    first = [t for t in drawn if "117" in t]
+    assert first, drawn
+    for text in first:
+        assert text.endswith(" · 117 pages · Ready") and "\u2026" in text, text
+        name = text.split(" · ")[0]
+        assert name.startswith("GeoT") and name.endswith(".pdf"), text
