@@ -8,9 +8,6 @@ both ``app.cli`` and ``app.ui`` so that neither imports the other.
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import os
 import sys
 
 # Options only the desktop app understands (app.ui.main); Qt's own start with -platform.
@@ -62,9 +59,7 @@ def entry() -> None:
     """
     code = run()
     if "lancedb" in sys.modules:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                stream.flush()
-        logging.shutdown()
-        os._exit(code)
+        from app.core.exiting import leave
+
+        leave(code)  # multiprocessing's semaphores released first (app/core/exiting.py)
     raise SystemExit(code)

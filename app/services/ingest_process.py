@@ -29,6 +29,7 @@ from typing import Any
 
 from app.core.config import Settings
 from app.core.errors import Cancelled, FootnoteError, ImportProcessError
+from app.core.exiting import leave
 from app.core.models import IngestOutcome
 from app.core.progress import CancelToken, Progress, ProgressCallback, no_progress
 
@@ -137,5 +138,4 @@ def _child(settings_json: str, paths: list[str], embed: bool, q: Any, stop: Any)
     # can hang or crash there, and everything is committed and sent by now.
     q.close()
     q.join_thread()
-    logging.shutdown()
-    os._exit(0)
+    leave(0)  # releases this process's multiprocessing semaphores (tqdm's lock) first

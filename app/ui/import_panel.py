@@ -2,6 +2,9 @@
 
 Why per file: a folder of PDFs can take minutes; people want to see which file is slow and,
 when one is encrypted or scanned, read the specific reason without losing the others.
+An import that went well goes away by itself after a while (it takes room from the library);
+one with failures stays until dismissed, and a document removed from the library meanwhile
+is no longer listed.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import html
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -25,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.core.models import IngestResult
 from app.core.progress import FileDone, FileProgress, Progress, Stage
+from app.ui.render import plural
 from app.ui.theme import icon, status_color
 from app.ui.widgets import ElidedLabel
 
@@ -92,11 +96,15 @@ class FileRow:
         else:
             verb = "Updated" if r.status == "updated" else "Added"
             ocr = f" ({r.ocr_pages} read by OCR)" if r.ocr_pages else ""
-            self.state.setText(f"{verb}: {r.pages} pages{ocr}, {r.chunks} passages")
+            pages, passages = plural(r.pages, "page"), plural(r.chunks, "passage")
+            self.state.setText(f"{verb}: {pages}{ocr}, {passages}")
 
 
 class ImportPanel(QFrame):
-    """Lives under the document list while an import runs (and until dismissed if one failed)."""
+    """Lives under the document list while an import runs, then for ``AUTO_HIDE_MS`` (until
+    dismissed if a file failed)."""
+
+    AUTO_HIDE_MS = 10_000
 
     cancel_requested = Signal()
     dismissed = Signal()
@@ -140,9 +148,13 @@ class ImportPanel(QFrame):
         lay.addWidget(self.overall)
         lay.addWidget(self.overall_label)
         lay.addWidget(self.scroll)
+        self._hide_timer = QTimer(self)
+        self._hide_timer.setSingleShot(True)
+        self._hide_timer.timeout.connect(self._auto_hide)
 
     def start(self, paths: list[Path]) -> None:
         self.running = True
+        self._hide_timer.stop()
         self.button.setEnabled(True)
         self.results = []
         for r in list(self.rows.values()):
@@ -156,7 +168,9 @@ class ImportPanel(QFrame):
         n = len(paths)
         self.title.setText(f"Adding {n} item{'s' if n != 1 else ''}…")
         self.overall.setValue(0)
+        self.overall.setVisible(True)
         self.overall_label.setText("Starting…")
+        self.overall_label.setVisible(True)
         self.button.setText("Cancel")
         self.button.setIcon(icon("stop"))
         self.setVisible(True)
@@ -173,9 +187,13 @@ class ImportPanel(QFrame):
             if p.status in ("failed", "unchanged"):
                 self._row(p.file).finish(IngestResult(file=p.file, status=p.status, error=p.error))
         elif isinstance(p, FileProgress):  # one file's own counts
-            self._row(p.file).update(p)
-            if p.stage is Stage.PARSE:
-                self.overall.setValue(int((p.index + p.fraction) / max(p.count, 1) * 1000))
+            row = self._row(p.file)
+            row.update(p)
+            if p.stage in (Stage.PARSE, Stage.OCR, Stage.INDEX):
+                # As far as this file's own bar: OCR starts it anew, so the whole is never
+                # full while scanned pages are still to be read.
+                done = p.index + row.bar.value() / row.bar.maximum()
+                self.overall.setValue(int(done / max(p.count, 1) * 1000))
         elif p.stage is Stage.FILE:  # file ``done`` of ``total`` starts
             self.overall.setValue(int(p.fraction * 1000))
             self.overall_label.setText(f"File {min(p.done + 1, p.total)} of {p.total}")
@@ -207,6 +225,11 @@ class ImportPanel(QFrame):
         self.title.setText("Import finished: " + ", ".join(parts))
         self.overall.setValue(1000)
         self.overall_label.setText("Done." if not failed else "See below why some files failed.")
+        # What is left to say is the title and the rows: no full bar, no "Done.".
+        self.overall.setVisible(False)
+        self.overall_label.setVisible(bool(failed))
+        if not failed:
+            self._hide_timer.start(self.AUTO_HIDE_MS)
         self.button.setText("Dismiss")
         self.button.setEnabled(True)
         self.button.setIcon(icon("close"))
@@ -214,6 +237,8 @@ class ImportPanel(QFrame):
 
     def cancelled(self) -> None:
         self.running = False
+        self._hide_timer.stop()
+        self.overall_label.setVisible(True)
         self.title.setText("Import cancelled")
         self.overall_label.setText("Files already added stay in the library.")
         for row in self.rows.values():
@@ -228,10 +253,34 @@ class ImportPanel(QFrame):
 
     def failed(self, message: str) -> None:
         self.running = False
+        self._hide_timer.stop()
+        self.overall_label.setVisible(True)
         self.title.setText("Import stopped")
         self.overall_label.setText(message)
         self.button.setText("Dismiss")
         self.button.setEnabled(True)
+
+    def keep_only(self, doc_ids: set[str]) -> None:
+        """Stop listing files whose document is no longer in the library (removed)."""
+        if self.running:
+            return
+        gone = {
+            str(Path(r.file))
+            for r in self.results
+            if r.status != "failed" and r.doc_id and r.doc_id not in doc_ids
+        }
+        for key in gone & set(self.rows):
+            row = self.rows.pop(key)
+            for w in (row.name, row.bar, row.state):
+                self.grid.removeWidget(w)
+                w.deleteLater()
+        if gone and not self.rows:
+            self._auto_hide()
+
+    def _auto_hide(self) -> None:
+        if not self.running and not self.isHidden():
+            self.setVisible(False)
+            self.dismissed.emit()
 
     def _button(self) -> None:
         if self.running:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QFont, QKeySequence, QPainter
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -33,13 +33,29 @@ from PySide6.QtWidgets import (
 
 from app.core.models import Document
 from app.core.terminal import safe_line
-from app.ui.render import file_name, plain_tooltip
+from app.ui.render import file_name, plain_tooltip, plural
 from app.ui.theme import icon, muted_color, status_color
 
 logger = logging.getLogger(__name__)
 
 DOC_ROLE = Qt.ItemDataRole.UserRole + 1
 SUB_ROLE = Qt.ItemDataRole.UserRole + 2
+NAME_ROLE = Qt.ItemDataRole.UserRole + 4  # the file name inside SUB_ROLE: the part to shorten
+
+
+def second_line(fm: QFontMetrics, sub: str, name: str, width: int) -> str:
+    """'file.pdf · 117 pages · Ready' in ``width`` pixels: only the file name is shortened
+    (in its middle), so a count is never cut ("GeoTopo-komprimi…17 pages" read as 17)."""
+    if fm.horizontalAdvance(sub) <= width:
+        return sub
+    at = sub.find(name) if name else -1
+    if at >= 0:
+        before, after = sub[:at], sub[at + len(name) :]
+        room = width - fm.horizontalAdvance(before + after)
+        if room >= fm.horizontalAdvance("abc…pdf"):
+            return before + fm.elidedText(name, Qt.TextElideMode.ElideMiddle, room) + after
+    return fm.elidedText(sub, Qt.TextElideMode.ElideRight, width)
+
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -55,6 +71,18 @@ class DocumentDelegate(QStyledItemDelegate):
         if style is None:
             return
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        if opt.features & QStyleOptionViewItem.ViewItemFeature.HasCheckIndicator:
+            # Fusion outlines the box in a darker shade of the window: on a dark palette an
+            # unchecked box all but vanished. A muted text-coloured outline shows in both.
+            box = style.subElementRect(
+                QStyle.SubElement.SE_ItemViewItemCheckIndicator, opt, opt.widget
+            )
+            painter.save()
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(QPen(QColor(muted_color()), 1.2))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(QRectF(box).adjusted(1.5, 1.5, -1.5, -1.5), 2.0, 2.0)
+            painter.restore()
         rect: QRect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, opt.widget)
         rect = rect.adjusted(4, 4, -4, -4)
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
@@ -80,7 +108,7 @@ class DocumentDelegate(QStyledItemDelegate):
         painter.drawText(
             line2,
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            fm2.elidedText(sub, Qt.TextElideMode.ElideMiddle, rect.width()),
+            second_line(fm2, sub, str(index.data(NAME_ROLE) or ""), rect.width()),
         )
         painter.restore()
 
@@ -309,16 +337,19 @@ class LibraryPanel(QWidget):
             status = {"ready": "Ready", "partial": "Partly read (OCR unfinished)"}.get(
                 d.status, "Indexed (embedding…)"
             )
-            pages = f"{d.pages} page{'s' if d.pages != 1 else ''}"
+            pages = plural(d.pages, "page")
             it = QListWidgetItem(title or name)
             it.setData(DOC_ROLE, d.doc_id)
             it.setData(SUB_ROLE, f"{name} · {pages} · {status}")
+            it.setData(NAME_ROLE, name)
             it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             it.setCheckState(
                 Qt.CheckState.Unchecked if d.doc_id in self._unchecked else Qt.CheckState.Checked
             )
             it.setToolTip(
-                plain_tooltip(f"{title}\n{d.file}\n{pages}, {d.chunks} passages · {status}")
+                plain_tooltip(
+                    f"{title}\n{d.file}\n{pages}, {plural(d.chunks, 'passage')} · {status}"
+                )
             )
             it.setData(Qt.ItemDataRole.AccessibleTextRole, f"{title}, {name}, {pages}, {status}")
             if d.status != "ready":
@@ -366,7 +397,7 @@ class LibraryPanel(QWidget):
         if n == 0:
             text = ""
         elif ids is None:
-            text = f"Asking all {n} document{'s' if n != 1 else ''}"
+            text = "Asking your only document" if n == 1 else f"Asking all {n} documents"
         elif not ids:
             text = "No document checked: check at least one"
         else:

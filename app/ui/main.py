@@ -108,9 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.ui.main_window import MainWindow
-    from app.ui.prefs import APP, ORG, load_settings
+    from app.ui.prefs import APP, ORG, appearance, load_settings
     from app.ui.single_instance import InstanceServer, hand_over, server_name
-    from app.ui.theme import icon, stylesheet
+    from app.ui.theme import apply_appearance, icon, stylesheet
 
     app = QApplication.instance() or QApplication(
         [sys.argv[0] if sys.argv else "footnote", *qt_argv]
@@ -120,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationDisplayName("Footnote")
     app.setApplicationVersion(__version__)
     app.setDesktopFileName("footnote")
+    if appearance() != "system":  # View → Appearance: light or dark whatever the system says
+        apply_appearance(appearance())
     app.setStyleSheet(stylesheet())  # type: ignore[attr-defined]
     app.setWindowIcon(icon("logo", "#0969da"))  # type: ignore[attr-defined]
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtGui import (
     QAction,
+    QActionGroup,
     QCloseEvent,
     QDragEnterEvent,
     QDropEvent,
@@ -41,11 +42,17 @@ from app.ui.import_panel import ImportPanel
 from app.ui.library_panel import LibraryPanel
 from app.ui.message_bar import MessageBar
 from app.ui.pdf_viewer import PdfViewer
-from app.ui.prefs import forget_model, remember_model, save_settings
+from app.ui.prefs import (
+    appearance,
+    forget_model,
+    remember_model,
+    save_appearance,
+    save_settings,
+)
 from app.ui.session import Session, describe_error
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.sources_panel import SourcesPanel
-from app.ui.theme import icon
+from app.ui.theme import APPEARANCES, apply_appearance, icon
 from app.ui.workers import Job
 
 logger = logging.getLogger(__name__)
@@ -80,6 +87,7 @@ class MainWindow(QMainWindow):
         self.ingest_job: Job | None = None
         self._pending_paths: list[Path] = []
         self._resumed_embedding = False
+        self._sources_were_empty = True  # the library has the left column's height
 
         self.library = LibraryPanel()
         self.imports = ImportPanel()
@@ -165,6 +173,16 @@ class MainWindow(QMainWindow):
         for act in (self.act_left, self.act_viewer):
             act.setCheckable(True)
             act.setChecked(True)
+        v.addSeparator()
+        looks = v.addMenu("&Appearance")
+        self.appearance_group = QActionGroup(self)
+        self.appearance_actions: dict[str, QAction] = {}
+        for mode, text in APPEARANCES.items():
+            act = self._action(looks, text, lambda _on=False, m=mode: self.set_appearance(m))
+            act.setCheckable(True)
+            act.setChecked(mode == appearance())
+            self.appearance_group.addAction(act)
+            self.appearance_actions[mode] = act
         e = self.menuBar().addMenu("&Edit")
         self.act_copy = self._action(
             e,
@@ -198,6 +216,19 @@ class MainWindow(QMainWindow):
         menu.addAction(act)  # type: ignore[attr-defined]
         return act
 
+    def set_appearance(self, mode: str) -> None:
+        """View → Appearance: follow the system, light or dark; kept for the next start."""
+        save_appearance(mode)
+        self.appearance_actions[mode].setChecked(True)
+        apply_appearance(mode)
+        # Colours computed when a card was drawn (status, chips): draw the cards anew.
+        if not self.conversation.running:
+            answers = self.conversation.answers()
+            self.conversation.clear()
+            for answer in answers:
+                self.conversation.add_finished(answer)
+        self.update()
+
     # --- responsive columns ------------------------------------------------------------
     def set_panel(self, name: str, on: bool) -> None:
         """Show or hide a side column ("left" or "viewer"); see app/ui/columns.py."""
@@ -209,6 +240,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, e: object) -> None:  # noqa: N802 - Qt override
         super().showEvent(e)  # type: ignore[arg-type]
+        window_state.fit_on_first_show(self)  # the frame's size is known only now
         self.columns.fit()
 
     def _connect(self) -> None:
@@ -229,9 +261,19 @@ class MainWindow(QMainWindow):
         self.conversation.copy_requested.connect(self.copy_answer)
         self.conversation.answer_selected.connect(self.sources.show_answer)
         self.sources.source_clicked.connect(self._open_source)
+        self.sources.filled.connect(self._sources_filled)
         self.viewer.problem.connect(
             lambda text, details: self.messages.show_message("warning", text, details, key="viewer")
         )
+
+    def _sources_filled(self, has: bool) -> None:
+        """An empty Sources panel is only its title (the library takes the room); the first
+        sources shown get their share back."""
+        if has and self._sources_were_empty:
+            total = sum(self.left.sizes())
+            if total > 0:
+                self.left.setSizes([total - total * 9 // 20, total * 9 // 20])
+        self._sources_were_empty = not has
 
     def _model_failed(self, exc: BaseException) -> None:
         """A model that did not load: the previous one answers, if there was one."""
@@ -270,11 +312,8 @@ class MainWindow(QMainWindow):
 
     def _documents_changed(self, docs: list[Document]) -> None:
         self.library.set_documents(docs)
-        ready = sum(d.status == "ready" for d in docs)
-        n = len(docs)
-        self.docs_label.setText(
-            f"{n} document{'s' if n != 1 else ''}, {ready} ready" if docs else "No documents"
-        )
+        self.imports.keep_only({d.doc_id for d in docs})
+        self.docs_label.setText(render.library_summary(docs))
         self._scope_changed()
         if docs:
             self.messages.dismiss("empty-library")
@@ -368,8 +407,12 @@ class MainWindow(QMainWindow):
                 outcome.embed_error,
             )
         failed = [r for r in results if r.status == "failed"]
+        logger.info("%s", self.imports.title.text())  # "Import finished: 1 added" in the log
         if not failed and any(r.status != "failed" for r in results):
-            self.messages.show_message("info", self.imports.title.text(), key="import")
+            if not self.imports.isVisible():  # the import panel says it where it is seen
+                self.messages.show_message("info", self.imports.title.text(), key="import")
+            else:
+                self.messages.dismiss("import")
         elif len(failed) == 1:
             r = failed[0]
             self.messages.show_message(

@@ -94,3 +94,18 @@ def forget_model(path: Path) -> None:
     qs = qsettings()
     qs.setValue("models/recent", items)
     qs.sync()
+
+
+APPEARANCE_KEY = "view/appearance"
+
+
+def appearance() -> str:
+    """ "system" (follow it), "light" or "dark": View → Appearance."""
+    value = qsettings().value(APPEARANCE_KEY, "system")
+    return value if value in ("system", "light", "dark") else "system"
+
+
+def save_appearance(mode: str) -> None:
+    qs = qsettings()
+    qs.setValue(APPEARANCE_KEY, mode)
+    qs.sync()

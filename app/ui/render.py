@@ -10,20 +10,22 @@ import html
 import re
 from pathlib import Path
 
-from app.core.models import Answer, Citation, DroppedCitation
+from app.core.models import Answer, Citation, Document, DroppedCitation
 from app.core.terminal import safe_line
 
 MARKER = re.compile(r"\[(\d{1,3})\]")
 
 DROP_REASONS = {
-    "out_of_range": "it pointed to a source number that does not exist",
-    "not_retrieved": "it pointed to a source that was not retrieved",
-    "quote_not_found": "its quote was not found in the source",
+    "out_of_range": "it named a source that does not exist",
+    "not_retrieved": "it named a passage that was not found for this question",
+    "quote_not_found": "its quoted words were not found in the passage",
     "no_overlap": "its quote does not support the sentence",
-    "number_not_in_source": "a number in the sentence is not in the source",
-    "orphan_marker": "a marker had no quote behind it",
-    "duplicate": "it repeated another citation",
+    "number_not_in_source": "a number in the sentence is not in the passage",
+    "orphan_marker": "a citation number had no quote behind it",
 }
+# Said apart from the removed citations: nothing is lost when a quote is cited twice.
+DUPLICATE_TEXT = "A quote cited twice is shown once."
+REPAIRED_TEXT = "The model's first answer failed the checks; this is its second try."
 
 
 def file_name(path: str) -> str:
@@ -140,21 +142,42 @@ def answer_html(answer: Answer, *, chip_bg: str, chip_fg: str) -> str:
     return "".join(f"<p style='margin:0 0 8px 0'>{p}</p>" for p in paragraphs) or "<p></p>"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def plural(n: int, word: str, many: str = "") -> str:
+    """'1 page', '2 pages' ('1 passage', '3 passages'; ``many`` for irregular plurals)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+def library_summary(docs: list[Document]) -> str:
+    """The status bar's count: '3 documents', and how many are not fully ready yet in words
+    (a document being embedded is already searchable by keyword)."""
+    if not docs:
+        return "No documents"
+    words = [plural(len(docs), "document")]
+    embedding = sum(d.status not in ("ready", "partial") for d in docs)
+    partial = sum(d.status == "partial" for d in docs)
+    if embedding:
+        words.append(f"{embedding} still being embedded (keyword search works)")
+    if partial:
+        words.append(f"{partial} partly read (OCR unfinished)")
+    return " · ".join(words)
 
 
 def dropped_text(dropped: list[DroppedCitation]) -> str:
-    if not dropped:
-        return ""
+    duplicates = [d for d in dropped if d.reason == "duplicate"]
+    removed = [d for d in dropped if d.reason != "duplicate"]
     reasons: dict[str, int] = {}
-    for d in dropped:
+    for d in removed:
         reasons[d.reason] = reasons.get(d.reason, 0) + 1
     details = "; ".join(
         DROP_REASONS.get(r, r.replace("_", " ")) + (f" (×{k})" if k > 1 else "")
         for r, k in reasons.items()
     )
-    return f"{_plural(len(dropped), 'citation')} removed: {details}."
+    words = f"{plural(len(removed), 'citation')} removed: {details}." if removed else ""
+    return " ".join(w for w in (words, DUPLICATE_TEXT if duplicates else "") if w)
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
 
 
 GREEN_TEXT = "Answered from your documents: every claim is cited and verified."
@@ -169,8 +192,13 @@ def status_text(answer: Answer) -> tuple[str, str]:
     v = answer.validation
     reasons = v.support.reasons if v.support is not None else []
     if is_refusal(answer):
-        why = reasons[0] if reasons else answer.answer.strip()
-        msg = f"Not answered: {why}"
+        # The card (and the Markdown) already shows the answer text: a reason it says is
+        # not said again under it.
+        said = _words(answer.answer)
+        why = [r for r in reasons if _words(r) not in said]
+        if not why and not said:
+            why = ["no answer could be given."]
+        msg = f"Not answered: {why[0]}" if why else "Not answered."
         if closest_passages(answer):
             msg += " Open the closest passages to check for yourself."  # chips above, list below in Markdown
         return "REFUSAL", " ".join([msg, dropped_text(v.dropped)]).strip()
@@ -186,7 +214,7 @@ def status_text(answer: Answer) -> tuple[str, str]:
         msg = "Citations could not be verified; treat this answer with caution."
     extras = [dropped_text(v.dropped)]
     if v.repaired:
-        extras.append("The model's first reply was repaired.")
+        extras.append(REPAIRED_TEXT)
     return v.status, " ".join([msg, *[e for e in extras if e]])
 
 

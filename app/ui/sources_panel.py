@@ -15,23 +15,28 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout,
 from app.core.models import Answer, Source
 from app.core.terminal import safe_line
 from app.ui import render
-from app.ui.library_panel import SUB_ROLE, DocumentDelegate
+from app.ui.library_panel import NAME_ROLE, SUB_ROLE, DocumentDelegate
 from app.ui.render import file_name, plain_tooltip
 from app.ui.theme import icon, status_color
 
 logger = logging.getLogger(__name__)
 
 SOURCE_ROLE = Qt.ItemDataRole.UserRole + 3
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum"
 
 
 class SourcesPanel(QWidget):
+    """Until an answer has sources, only its title and hint: the library takes the room."""
+
     source_clicked = Signal(object, object)  # Answer, Source
+    filled = Signal(bool)  # sources shown (True) or none (False)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.answer: Answer | None = None
         title = QLabel("Sources")
         title.setObjectName("panelTitle")
+        self.title = title
         self.hint = QLabel("Passages retrieved for the selected answer appear here.")
         self.hint.setObjectName("mutedLabel")
         self.hint.setWordWrap(True)
@@ -53,6 +58,7 @@ class SourcesPanel(QWidget):
         lay.addWidget(self.list, 1)
         self.filler = QWidget()
         lay.addWidget(self.filler, 1)
+        self.show_answer(None)
 
     def show_answer(self, answer: Answer | None) -> None:
         self.answer = answer
@@ -67,6 +73,7 @@ class SourcesPanel(QWidget):
             head = safe_line(s.section.split(" > ")[-1] if s.section else (s.title or name))
             it = QListWidgetItem(f"[{shown.get(s.n, s.n)}]  {head}")
             it.setData(SUB_ROLE, f"{mark} · {name} · {pages}")
+            it.setData(NAME_ROLE, name)
             it.setData(SOURCE_ROLE, s.n)
             snippet = s.text if len(s.text) < 500 else s.text[:500] + "…"
             it.setToolTip(plain_tooltip(f"{s.title}\n{name}, {pages}\n\n{snippet}"))
@@ -83,7 +90,7 @@ class SourcesPanel(QWidget):
                 it.setIcon(icon("document", "#888888"))
             self.list.addItem(it)
         self.list.setVisible(bool(sources))
-        self.filler.setVisible(not sources)
+        self.filler.setVisible(False)
         if answer is None:
             self.hint.setText("Passages retrieved for the selected answer appear here.")
         elif not sources:
@@ -91,6 +98,25 @@ class SourcesPanel(QWidget):
         else:
             n = len(cited & {s.n for s in sources})
             self.hint.setText(f"{len(sources)} passages retrieved, {n} cited.")
+        self._fit_empty()
+        self.filled.emit(bool(sources))
+
+    def _fit_empty(self) -> None:
+        """Nothing to list: no taller than the title and the (wrapped) hint; a splitter
+        respects the maximum and gives the rest to the library."""
+        if self.list.isVisibleTo(self):
+            self.setMaximumHeight(QWIDGETSIZE_MAX)
+            return
+        lay = self.layout()
+        m = lay.contentsMargins()
+        width = max(1, self.width() - m.left() - m.right())
+        hint = self.hint.heightForWidth(width)
+        height = m.top() + m.bottom() + self.title.sizeHint().height() + lay.spacing()
+        self.setMaximumHeight(height + max(hint, self.hint.sizeHint().height()) + 2)
+
+    def resizeEvent(self, e: object) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(e)  # type: ignore[arg-type]
+        self._fit_empty()
 
     def source(self, n: int) -> Source | None:
         if self.answer is None:

@@ -27,7 +27,9 @@ def test_refusal_chips_open_the_closest_passages(qtbot, window, gui_pdfs) -> Non
     qtbot.waitUntil(lambda: not window.conversation.running, timeout=180_000)
     answer = card.answer
     assert answer is not None and answer.kind == "refusal"
-    assert "Mona" in card.status.text() and "closest passages" in card.status.text()
+    # The reason is said once: as the card's text, or on the status line if not there.
+    said = f"{card.body.toPlainText()} {card.status.text()}"
+    assert "Mona" in said and "closest passages" in card.status.text()
     support = answer.validation.support
     assert support is not None and support.closest
 

@@ -86,12 +86,12 @@ def test_refusal_says_why_and_offers_its_closest_passages() -> None:
     answer = _refusal_with_closest()
     level, words = render.status_text(answer)
     assert level == "REFUSAL"
-    assert words.startswith(
-        "Not answered: No passage in your library mentions \u2018watermark\u2019"
-    )
+    # The card shows the reason as the answer text; the status line does not repeat it.
+    assert words.startswith("Not answered.") and "watermark" not in words
     assert "closest passages" in words
     assert list(render.citations_by_n(answer)) == [3]  # chips open them like citations
     md = render.answer_markdown(answer)
+    assert md.count("No passage in your library mentions \u2018watermark\u2019") == 1
     assert "Closest passages:" in md
     assert "- usrguide.pdf, page 3, 2 Setup: \u201cClean the filter every 90 days.\u201d" in md
 
