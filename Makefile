@@ -8,6 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.footnote-installed
 OCR_PACKAGES := tesseract-ocr-eng tesseract-ocr-deu
+CJK_FONTS := fonts-noto-cjk
 
 # Trim the llama.cpp build: Footnote needs only the library, not tools or servers.
 export CMAKE_ARGS ?= -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF
@@ -32,6 +33,11 @@ $(STAMP): pyproject.toml Makefile
 	  echo "Installing OCR language data (Debian tesseract-ocr-eng, -deu)..."; \
 	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $(OCR_PACKAGES); } \
 	  || echo "WARNING: no OCR language data: install $(OCR_PACKAGES) (scanned PDFs will be refused)." >&2
+	@# Chinese, Japanese and Korean titles and passages need a font that has their characters.
+	@fc-list :lang=ko 2>/dev/null | grep -q . || { \
+	  echo "Installing a font for Chinese, Japanese and Korean text (Debian $(CJK_FONTS))..."; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $(CJK_FONTS); } \
+	  || echo "WARNING: no CJK font: install $(CJK_FONTS) (Korean, Chinese, Japanese text shows as boxes)." >&2
 	$(BIN)/python -c "from app.core.resources import default_chat_model_path as c, default_embedder_path as e; print('chat model:', c()); print('embedder:  ', e())"
 	@touch $(STAMP)
 

@@ -709,3 +709,58 @@ def make_column_wise_table_pdf(path: Path | str, rows: list[list[str]] | None = 
             page.insert_text((x, 140 + 14 * r), row[c], fontsize=10)
     doc.save(path)
     return path
+
+
+# --- a paper without an outline: headings, footnote marks, a rupee sign ----------------------
+
+PAPER_TITLE = "Dense Retrieval of Passages for Open Questions"
+PAPER_HEADINGS = ["Related Work", "4 Experimental Setup", "4.1 Wikipedia Data Pre-processing"]
+PAPER_SENTENCES = {
+    "related": "Earlier systems ranked passages by the overlap of their words with the question.",
+    "dump": "Following earlier work, we use the English Wikipedia dump from Dec. 20, 2018 as "
+    "the source documents for answering questions.",
+    "age": "Most women in the survey lived beyond the age of 85.",
+    "women": "The gap was widest among older women.",
+    "rupee": "Revenue from operations reached \u20b967,845 crore in the year.",
+}
+
+
+def make_paper_pdf(path: Path | str) -> Path:
+    """One page set like a LaTeX article, without outline or metadata title: a 16-pt bold
+    title, 12-pt bold headings over 11-pt Times (one unnumbered, as "Related Work"), an 11-pt
+    bold numbered subheading drawn in the same block as the paragraph under it, footnote
+    marks set as raised 7-pt digits after "85." and "women." ("²", "²,³"), and a rupee sign
+    drawn as a backtick, as in reports set with the "Rupee Foradian" font."""
+    path = Path(path)
+    doc = _new_doc()
+    page = doc.new_page(width=PAGE_W, height=PAGE_H)
+    tw = pymupdf.TextWriter(page.rect)
+    bold, roman = pymupdf.Font("tibo"), pymupdf.Font("tiro")
+    y = TOP
+    tw.append((LEFT, y), PAPER_TITLE, font=bold, fontsize=16)
+    y += 34
+
+    def line(text: str, font: pymupdf.Font = roman, size: float = 11.0, gap: float = 14.0):
+        nonlocal y
+        _, end = tw.append((LEFT, y), text, font=font, fontsize=size)
+        y += gap
+        return end
+
+    line(PAPER_HEADINGS[0], bold, 12, 17)
+    line(PAPER_SENTENCES["related"], gap=24)
+    line(PAPER_HEADINGS[1], bold, 12, 17)
+    line(PAPER_HEADINGS[2], bold, 11, 14)
+    words = PAPER_SENTENCES["dump"].split()
+    line(" ".join(words[:12]))
+    line(" ".join(words[12:]), gap=24)
+    end = line(PAPER_SENTENCES["age"], gap=0)
+    _, end = tw.append((end.x, y - 4), "2", font=roman, fontsize=7)
+    _, end = tw.append((end.x + 3, y), PAPER_SENTENCES["women"], font=roman, fontsize=11)
+    tw.append((end.x, y - 4), "2,3", font=roman, fontsize=7)
+    y += 24
+    line(PAPER_SENTENCES["rupee"].replace("\u20b9", "`"))
+    tw.write_text(page)
+    doc.set_metadata({"title": "", **_DATES})
+    doc.save(path, garbage=3, deflate=True, no_new_id=True)
+    doc.close()
+    return path

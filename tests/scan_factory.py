@@ -165,3 +165,86 @@ def make_scan_pdf(
 def _caesar(text: str) -> str:
     """English shifted by three code points: what a font without a Unicode map yields."""
     return "".join(chr(ord(c) + 3) if c.isalpha() else c for c in text)
+
+
+# --- a scanned two-column paper ----------------------------------------------------------------
+
+GPL_TEXT = Path("/usr/share/common-licenses/GPL-3")
+PAPER_TITLE = "Freedom to Share and Change Programs"
+
+
+def gpl_paragraphs() -> list[str]:
+    """The GPL-3's preamble and first terms as paragraphs of plain prose (real text: word
+    lengths, punctuation and line breaks as a real paper has them)."""
+    text = GPL_TEXT.read_text(encoding="utf-8")
+    paras = [" ".join(p.split()) for p in text.split("\n\n")]
+    return [p for p in paras if len(p) > 200 and not p.isupper()]
+
+
+@dataclass
+class PaperScan:
+    """What a scanned two-column paper page shows: each column's paragraphs, and the x
+    range of each column in page space."""
+
+    left: list[str]
+    right: list[str]
+    left_x: tuple[float, float]
+    right_x: tuple[float, float]
+
+
+def paper_page(doc: pymupdf.Document) -> PaperScan:
+    """A born-digital page laid out like a conference paper (US letter, a bold title and an
+    author line across the page, then two justified 10-point Times columns 18 pt apart, with
+    bold numbered headings), appended to ``doc``."""
+    w, h = 612.0, 792.0
+    page = doc.new_page(width=w, height=h)
+    paras = gpl_paragraphs()
+    bold, serif = pymupdf.Font("tibo"), pymupdf.Font("tiro")
+    margin, gutter, size = 54.0, 17.0, 11.0
+    title = pymupdf.TextWriter(page.rect)
+    tw = bold.text_length(PAPER_TITLE, 16)
+    title.append(((w - tw) / 2, 80), PAPER_TITLE, font=bold, fontsize=16)
+    authors = "Ada Example and Ben Sample, Free Software Review Group"
+    aw = serif.text_length(authors, 11)
+    title.append(((w - aw) / 2, 102), authors, font=serif, fontsize=11)
+    title.write_text(page)
+    mid = w / 2
+    cols = ((margin, mid - gutter / 2), (mid + gutter / 2, w - margin))
+    plan = (
+        [("1 Introduction", paras[0]), (None, paras[1]), (None, paras[2])],
+        [("2 Method", paras[3]), ("2.1 Source Code", paras[4]), (None, paras[5])],
+    )
+    shown: list[list[str]] = [[], []]
+    for k, ((x0, x1), items) in enumerate(zip(cols, plan, strict=True)):
+        y = 130.0
+        for heading, para in items:
+            if heading:
+                hw = pymupdf.TextWriter(page.rect)
+                hw.append((x0, y + 11), heading, font=bold, fontsize=11)
+                hw.write_text(page)
+                y += 19
+            writer = pymupdf.TextWriter(page.rect)
+            box = pymupdf.Rect(x0, y, x1, h - margin)
+            rest = writer.fill_textbox(box, para, font=serif, fontsize=size, align=3)
+            writer.write_text(page)
+            used = len(para) if not rest else len(para) - len(" ".join(t for t, _ in rest))
+            shown[k].append(para[:used].strip())
+            y = writer.last_point.y + 8
+            if rest:
+                break
+    return PaperScan(shown[0], shown[1], cols[0], cols[1])
+
+
+def make_paper_scan_pdf(path: Path | str, *, dpi: int = 200) -> tuple[Path, PaperScan]:
+    """An image-only PDF of :func:`paper_page` rendered at ``dpi``, like a paper scanned
+    on an office copier. Returns the path and what the page shows."""
+    path = Path(path)
+    src = pymupdf.open()
+    truth = paper_page(src)
+    picture = _picture(src[0], dpi, 0.0)
+    out = pymupdf.open()
+    page = out.new_page(width=src[0].rect.width, height=src[0].rect.height)
+    page.insert_image(page.rect, stream=picture)
+    out.set_metadata({"title": "", "creationDate": "D:20250101000000Z"})
+    out.save(path, deflate=True, no_new_id=True)
+    return path, truth

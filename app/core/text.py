@@ -39,6 +39,8 @@ _ABBREVIATIONS = {
     "incl",
     "esp",
 }
+# "Dec. 20, 2018": a month's abbreviation before a day ends no sentence.
+_MONTHS = {"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"}
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) and whitespace.
 _BOUNDARY = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s+")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
@@ -64,6 +66,8 @@ def sentence_spans(text: str, *, max_chars: int = 400) -> list[tuple[int, int]]:
                 continue
         nxt = text[m.end() : m.end() + 1]
         if nxt and nxt.islower():
+            continue
+        if before and nxt.isdigit() and before.group(1).rstrip(".").lower() in _MONTHS:
             continue
         spans.append((start, m.end()))
         start = m.end()

@@ -115,7 +115,7 @@ def build_segment(path: str, lines: list[Line], compounds: frozenset[str] = froz
                     word_lens[-1] -= 1
             else:
                 same = ln.block == prev.block or wtexts[0][:1].islower()
-                sep = " " if same else "\n"
+                sep = " " if same and prev.heading == ln.heading else "\n"
         n = len(words)
         texts.append(sep + " ".join(wtexts))
         sep_lens.append(len(sep))
@@ -178,8 +178,37 @@ def segments(lines: list[Line], starts: list[SectionStart], params: ChunkParams)
             merged[-1] = (merged[-1][0], merged[-1][1] + carry[1])
         else:
             merged.append(carry)
+    for s in starts:
+        _mark_heading(lines, s)
     compounds = hyphenated_words(lines)
     return [build_segment(path, group, compounds) for path, group in merged]
+
+
+def _norm(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+def _mark_heading(lines: list[Line], start: SectionStart) -> None:
+    """Mark the lines that print a section's heading, so its text stands on a line of its own
+    and is never read as the start of the sentence after it ("4.1 Wikipedia Data
+    Pre-processing Following ..."): the start line and the lines on its row ("4.1" beside
+    "Wikipedia ..."), when they spell the heading's title (an outline entry placed on the
+    first body line below its point does not)."""
+    i = start.line_index
+    if i >= len(lines):
+        return
+    title = _norm(start.section.title)
+    row = [lines[i]]
+    while i + len(row) < len(lines):
+        nxt = lines[i + len(row)]
+        if nxt.page != row[-1].page or abs(nxt.y1 - row[-1].y1) > 2 or nxt.x0 < row[-1].x1 - 1:
+            break
+        row.append(nxt)
+    said = _norm(" ".join(ln.text for ln in row))
+    near = len(said) <= len(title) + 6  # a number or a footnote mark more, no body text
+    if title and said and (title.startswith(said) or near and title in said):
+        for ln in row:
+            ln.heading = True
 
 
 def _windows(

@@ -69,15 +69,24 @@ class Line:
     bold: bool = False
     soft_end: bool = False  # last word ended with a soft hyphen (a line-end break)
     dropped: bool = False  # running header/footer or bare page number
+    heading: bool = False  # the line a section starts at (its text stands on a line of its own)
+    ocr: bool = False  # read by OCR: no fonts, ``size`` is estimated from word boxes
 
     @property
     def text(self) -> str:
         return " ".join(w[4] for w in self.words)
 
 
+_RUPEE = re.compile(r"^`(?=\d[\d,.]*$)")
+"""Indian reports set the rupee sign in a font ("Rupee Foradian") that draws it for the
+backtick key, so the text layer reads "`67,845": a backtick right before a sum is "₹"."""
+
+
 def clean_word(text: str) -> tuple[str, bool]:
     """Clean one extracted word. Returns (text, ended_with_soft_hyphen)."""
     if text.isascii():
+        if text[:1] == "`":
+            text = _RUPEE.sub("\u20b9", text)
         if text.isprintable():
             return text, False
         return _CONTROL.sub("", text), False
@@ -123,8 +132,16 @@ class PageExtractor:
         """Lines of one page's text layer."""
         tp = page.get_textpage(flags=TEXT_FLAGS)
         # Drawing order is reading order, except tables whose cells MuPDF grouped by column.
-        words = table_rows(tp.extractWORDS())
-        fonts = _line_fonts(tp) if self.want_fonts and words else {}
+        words = tp.extractWORDS()
+        blocks = None
+        if any(_MARKED.search(w[4]) for w in words):
+            blocks = tp.extractDICT()["blocks"]
+            words = drop_note_marks(words, blocks)
+        words = table_rows(words)
+        if self.want_fonts and words:
+            fonts = _line_fonts(blocks if blocks is not None else tp.extractDICT()["blocks"])
+        else:
+            fonts = {}
         return self.lines(words, pno, fonts)
 
     def lines(
@@ -150,7 +167,7 @@ class PageExtractor:
         for w in words:
             b, ln = w[5], w[6]
             raw = w[4]
-            if raw.isascii() and raw.isprintable():
+            if raw.isascii() and raw.isprintable() and raw[:1] != "`":
                 soft = False
             else:
                 text, soft = clean_word(raw)
@@ -221,11 +238,33 @@ def median_height(words: list[Word]) -> float:
     return round(hs[len(hs) // 2], 1)
 
 
-def _line_fonts(tp: pymupdf.TextPage) -> dict[tuple[int, int], tuple[float, bool, float]]:
+def ocr_size(words: list[Word]) -> float:
+    """Font size estimate of an OCR'd line from how wide its letters are (a roman text face
+    averages about half an em per character). Not from box heights: OCR gives all words of
+    a line its tallest box, so a body line beside a bracket or a formula once looked larger
+    than the page's title ("distribute and/or modify it." as a scanned paper's title)."""
+    per = sorted((w[2] - w[0]) / len(w[4]) for w in words if len(w[4]) >= 3)
+    if not per:
+        return median_height(words)
+    return round(2.0 * per[len(per) // 2], 1)
+
+
+_BOLD_NAMES = re.compile(
+    r"bold|black|heavy|demi|-medi|medium\b|\bbd\b|(?:^|\+)cm(?:ss|tt)?bx?\d", re.IGNORECASE
+)
+
+
+def _bold(span: dict) -> bool:
+    """A bold span: by its flags, or by its font's name, which for Type 1 fonts is often all
+    there is ("NimbusRomNo9L-Medi", LaTeX's Times bold, and "CMBX10" have no bold flag)."""
+    return bool(span["flags"] & 16) or bool(_BOLD_NAMES.search(span["font"]))
+
+
+def _line_fonts(blocks: list[dict]) -> dict[tuple[int, int], tuple[float, bool, float]]:
     """(block, line) -> (largest span size, all spans bold, line bottom), numbered like
     ``extractWORDS`` (which counts every block, text or not)."""
     out: dict[tuple[int, int], tuple[float, bool, float]] = {}
-    for bno, block in enumerate(tp.extractDICT()["blocks"]):
+    for bno, block in enumerate(blocks):
         if block.get("type", 0) != 0:
             continue
         for lno, line in enumerate(block["lines"]):
@@ -233,8 +272,53 @@ def _line_fonts(tp: pymupdf.TextPage) -> dict[tuple[int, int], tuple[float, bool
             if not spans:
                 continue
             size = max(s["size"] for s in spans)
-            bold = all((s["flags"] & 16) or "bold" in s["font"].lower() for s in spans)
+            bold = all(_bold(s) for s in spans)
             out[(bno, lno)] = (round(size, 1), bold, line["bbox"][3])
+    return out
+
+
+# --- footnote marks ---------------------------------------------------------------------------
+
+_MARKED = re.compile(r"(?:[a-z]{3}|[.,;:)\]])\d{1,3}(?:,\d{1,3})*$")
+"""A word that may end in a footnote mark: "85.2", "women.2,3", "studies12" (whether the
+digits are raised and small is told by the spans)."""
+_MARK = re.compile(r"^[\d,*\u2020\u2021]{1,8}$")
+
+
+def drop_note_marks(words: list, blocks: list[dict]) -> list:
+    """``words`` without the footnote marks set as superscripts at their ends ("by the age of
+    85.²" is "85." and a note, not the number 85.2). A mark is a span of digits (commas
+    between) that MuPDF flags as superscript or that is clearly smaller than its line's text
+    and raised above its baseline."""
+    marks: dict[tuple[int, int], list[tuple[float, float, str]]] = {}
+    for bno, block in enumerate(blocks):
+        if block.get("type", 0) != 0:
+            continue
+        for lno, line in enumerate(block["lines"]):
+            spans = line["spans"]
+            if len(spans) < 2:
+                continue
+            body = max(s["size"] for s in spans)
+            base = max(s["origin"][1] for s in spans if s["size"] == body)
+            for s in spans:
+                text = s["text"].strip()
+                raised = s["size"] < 0.85 * body and s["origin"][1] < base - 0.15 * body
+                if text and _MARK.match(text) and (s["flags"] & 1 or raised):
+                    marks.setdefault((bno, lno), []).append((s["bbox"][0], s["bbox"][2], text))
+    if not marks:
+        return words
+    out = []
+    for w in words:
+        found = marks.get((w[5], w[6]))
+        text = w[4]
+        if found and any(abs(x0 - w[0]) < 1.5 and abs(x1 - w[2]) < 1.5 for x0, x1, _ in found):
+            continue  # the mark stands apart: "women. ²,³"
+        if found and _MARKED.search(text):
+            for x0, x1, mark in found:
+                if text.endswith(mark) and abs(x1 - w[2]) < 1.5 and x0 > w[0]:
+                    w = (w[0], w[1], x0, w[3], text[: -len(mark)], *w[5:])
+                    break
+        out.append(w)
     return out
 
 

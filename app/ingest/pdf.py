@@ -43,7 +43,7 @@ from app.core.progress import CancelToken, Progress, ProgressCallback, Stage
 
 from ._mupdf import MUPDF_LOCK, pymupdf
 from .chunker import ChunkParams, chunk_segments, segments
-from .layout import Line, PageExtractor, drop_furniture
+from .layout import Line, PageExtractor, drop_furniture, ocr_size
 from .limits import (
     DEFAULT_LIMITS,
     Limits,
@@ -434,6 +434,8 @@ def _ocr_pages(
         for i, pno in enumerate(todo):
             run.check()
             lines = extractor.lines(next(reader), pno + 1)
+            for ln in lines:
+                ln.ocr, ln.size = True, ocr_size(ln.words)
             if lines and has_words(" ".join(ln.text for ln in lines)):
                 run.pages[pno] = lines
                 done.append(pno)

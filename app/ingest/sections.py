@@ -161,14 +161,26 @@ def heuristic_sections(lines: list[Line]) -> tuple[list[SectionStart], str | Non
         weights[round(ln.size * 2) / 2] += sum(len(w[4]) for w in ln.words)
     body = weights.most_common(1)[0][0]
     cands: list[tuple[int, Line, float]] = []  # (index, line, size class)
+    depth: dict[int, int] = {}  # index -> level told by a section number, on OCR'd lines
     for i, ln in live:
         text = ln.text
         nwords = len(ln.words)
-        if nwords > 16 or not any(c.isalpha() for c in text) or text.endswith((",", ";")):
+        if nwords > 16 or not any(c.isalpha() for c in text) or text.endswith((",", ";", "-")):
+            continue
+        if _starts_lower(text):  # a line of a sentence ("ting, where each ..."), never a heading
             continue
         size = round(ln.size * 2) / 2
+        if ln.ocr:  # sizes from word boxes are rough; no bold: a numbered title-case line
+            if size >= body * 1.3 and nwords <= 12 and not text.endswith("."):
+                cands.append((i, ln, size))
+            elif (m := _OCR_NUMBERED.match(text)) and _title_case(text):
+                depth[i] = m.group(1).rstrip(".").count(".") + 1
+                cands.append((i, ln, body))
+            continue
         if size >= body * 1.15 or (ln.bold and size >= body and _NUMBERED.match(text)):
-            cands.append((i, ln, size if size >= body * 1.15 else body))
+            cands.append((i, ln, size if size >= body * 1.05 else body))
+        elif ln.bold and size >= body * 1.05 and nwords <= 12 and not text.endswith("."):
+            cands.append((i, ln, size))  # 12-pt bold over 11-pt text (LaTeX article headings)
     # merge a heading wrapped over consecutive lines of the same block and size
     merged: list[tuple[int, str, int, float]] = []  # (first index, text, last index, size)
     for i, ln, size in cands:
@@ -190,6 +202,7 @@ def heuristic_sections(lines: list[Line]) -> tuple[list[SectionStart], str | Non
     idxs: list[int] = []
     for i, text, _, size in merged:
         level = sizes.index(size) + 1 if size in sizes else len(sizes)
+        level = depth.get(i, level)
         if i > 0 and _number_before(lines[i - 1], lines[i]):  # "1" + "Introduction"
             i -= 1
             text = f"{lines[i].text} {text}"
@@ -201,6 +214,24 @@ def heuristic_sections(lines: list[Line]) -> tuple[list[SectionStart], str | Non
         for e, p, i in zip(entries, _paths(entries), idxs, strict=True)
     ]
     return starts, title
+
+
+_OCR_NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3}\.?)\s+[A-Z][^.]*$")
+"""An OCR'd heading: a section number ("4.1"), then a capitalised title without a full stop
+(a wrapped body line that starts with a number, "2018 as the source", is not title case)."""
+
+
+def _starts_lower(text: str) -> bool:
+    first = next((c for c in text if c.isalpha()), "")
+    return first.islower()
+
+
+def _title_case(text: str) -> bool:
+    """Most words of four or more letters are capitalised ("Wikipedia Data Pre-processing")."""
+    long = [w for w in text.split()[1:] if sum(c.isalpha() for c in w) >= 4]
+    return len(text.split()) <= 10 and (
+        not long or sum(w[0].isupper() for w in long) >= 0.6 * len(long)
+    )
 
 
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.?|[IVX]+\.?)$")

@@ -84,6 +84,13 @@ def _candidate(line: Line) -> bool:
     )
 
 
+def _starts_lower(text: str) -> bool:
+    """A line that starts with a small letter continues something: it may carry a title on
+    ("Living well" / "with diabetes"), never begin one."""
+    first = next((c for c in text if c.isalpha()), "")
+    return first.islower()
+
+
 def page_one_title(lines: list[Line]) -> str | None:
     """The largest text of page 1, over up to four consecutive lines of that size, when it
     is clearly larger than the body text."""
@@ -102,6 +109,7 @@ def page_one_title(lines: list[Line]) -> str | None:
         (ln for ln, s in zip(first, sizes, strict=True) if s >= top * 0.92),
         key=lambda ln: (ln.y0, ln.x0),
     )
+    tops = tops[next((i for i, ln in enumerate(tops) if not _starts_lower(ln.text)), 0) :]
     picked = [tops[0]]
     for ln in tops[1:]:
         prev = picked[-1]

@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from app.ui.fonts import ensure_script_fonts
     from app.ui.main_window import MainWindow
     from app.ui.prefs import APP, ORG, appearance, load_settings
     from app.ui.single_instance import InstanceServer, hand_over, server_name
@@ -123,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     if appearance() != "system":  # View → Appearance: light or dark whatever the system says
         apply_appearance(appearance())
     app.setStyleSheet(stylesheet())  # type: ignore[attr-defined]
+    ensure_script_fonts()  # Korean, Chinese, Japanese titles drawn, not boxes
     app.setWindowIcon(icon("logo", "#0969da"))  # type: ignore[attr-defined]
 
     settings = load_settings(args.library)

@@ -457,3 +457,68 @@ def test_a_long_file_name_never_eats_the_page_count(qtbot, monkeypatch) -> None:
         assert text.endswith(" · 117 pages · Ready") and "\u2026" in text, text
         name = text.split(" · ")[0]
         assert name.startswith("GeoT") and name.endswith(".pdf"), text
+
+
+# --- item 11: Korean titles drawn, not boxes ------------------------------------------------
+KOREAN_TITLE = "\uc11c\uc6b8\uc2dc \uc8fc\ubbfc \uc548\ub0b4\uc11c 2026"  # 서울시 주민 안내서 2026
+
+
+def test_a_korean_title_in_the_library_is_drawn_with_a_font_that_has_its_glyphs(qtbot) -> None:
+    from PySide6.QtGui import QFont, QFontMetrics, QTextLayout
+    from PySide6.QtWidgets import QListWidget
+
+    from app.core.models import Document
+    from app.ui.fonts import ensure_script_fonts, uncovered
+    from app.ui.library_panel import LibraryPanel
+
+    assert ensure_script_fonts() == [], "set-up installs fonts-noto-cjk"
+    panel = LibraryPanel()
+    qtbot.addWidget(panel)
+    panel.set_documents([Document(doc_id="k", file="/docs/k.pdf", title=KOREAN_TITLE, pages=2)])
+    panel.show()
+    qtbot.waitExposed(panel)
+    font = QFont(panel.findChild(QListWidget).font())
+    font.setWeight(QFont.Weight.DemiBold)  # as the delegate draws a title
+    assert uncovered(KOREAN_TITLE, font) == ""
+    layout = QTextLayout(KOREAN_TITLE, font)
+    layout.beginLayout()
+    layout.createLine()
+    layout.endLayout()
+    families = {run.rawFont().familyName() for run in layout.glyphRuns()}
+    for ch in KOREAN_TITLE.replace(" ", "").rstrip("0123456789"):
+        assert any(QFontMetrics(QFont(f)).inFontUcs4(ord(ch)) for f in families), (ch, families)
+
+
+_NO_CJK = """
+import json, sys
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from app.ui.fonts import ensure_script_fonts, missing_scripts, uncovered
+before = missing_scripts()
+left = ensure_script_fonts()
+print(json.dumps({"before": before, "left": left, "boxes": uncovered(sys.argv[1])}))
+"""
+
+
+def test_where_fontconfig_knows_no_cjk_font_footnote_registers_one(tmp_path: Path) -> None:
+    """The issue's machine: fontconfig lists only DejaVu, so Hangul came out as boxes; the
+    app finds a CJK font in the system's font folders and registers it with Qt."""
+    conf = tmp_path / "fonts.conf"
+    conf.write_text(
+        '<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>'
+        f"<dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>{tmp_path}/cache</cachedir>"
+        "</fontconfig>"
+    )
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", FONTCONFIG_FILE=str(conf))
+    proc = subprocess.run(
+        [sys.executable, "-c", _NO_CJK, KOREAN_TITLE],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert "Korean" in got["before"], got  # boxes without a CJK font
+    assert got["left"] == [] and got["boxes"] == "", got
