@@ -152,6 +152,9 @@ class MainWindow(QMainWindow):
         self.act_add = self._action(
             m, "&Add PDFs…", self.add_pdfs, QKeySequence.StandardKey.Open, "add"
         )
+        self.act_new = self._action(
+            m, "&New conversation", self.new_conversation, QKeySequence.StandardKey.New
+        )
         self._action(m, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"), "settings")
         m.addSeparator()
         self._action(m, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -472,6 +475,7 @@ class MainWindow(QMainWindow):
             on_failed=self._answer_failed,
             on_cancelled=self._answer_cancelled,
             on_progress=self._ask_progress,
+            history=self.conversation.answers(),
         )
         if job is not None:
             card = self.conversation.begin(question, job)
@@ -586,6 +590,23 @@ class MainWindow(QMainWindow):
         answer = self.conversation.selected_answer() or self.conversation.last_answer()
         if answer is not None:
             self.copy_answer(answer)
+
+    def new_conversation(self) -> None:
+        """File → New conversation (Ctrl+N): the answers so far are cleared (and so no longer
+        leaned on by follow-ups); the empty conversation is what a restart shows."""
+        if self.conversation.running:
+            self.messages.show_message(
+                "info",
+                "An answer is still being written.",
+                "Stop it (Esc) or wait for it before starting a new conversation.",
+                key="new-conversation",
+            )
+            return
+        self.conversation.clear()
+        self.sources.show_answer(None)
+        self._save_conversation()
+        self.conversation.input.setFocus()
+        self.statusBar().showMessage("New conversation", 3000)
 
     def show_shortcuts(self) -> None:
         ShortcutsDialog(self).exec()
