@@ -176,6 +176,9 @@ class MainWindow(QMainWindow):
             QKeySequence("Ctrl+Shift+C"),
             "copy",
         )
+        self.act_export = self._action(
+            e, "&Export conversation…", self.export_conversation, QKeySequence("Ctrl+Shift+E")
+        )
         self._action(e, "Go to &question", self.conversation.input.setFocus, QKeySequence("Ctrl+L"))
         self._action(
             e, "&Filter library", self.library.filter.setFocus, QKeySequence.StandardKey.Find
@@ -590,6 +593,37 @@ class MainWindow(QMainWindow):
         answer = self.conversation.selected_answer() or self.conversation.last_answer()
         if answer is not None:
             self.copy_answer(answer)
+
+    def export_conversation(self) -> None:
+        """Edit → Export conversation…: the whole conversation as Markdown or HTML, every
+        citation a footnote (file, page, section, quote)."""
+        from app.services.export import export_conversation
+
+        answers = self.conversation.answers()
+        if not answers:
+            self.messages.show_message(
+                "info", "There is no conversation to export yet.", key="export"
+            )
+            return
+        name, chosen = QFileDialog.getSaveFileName(
+            self,
+            "Export conversation",
+            str(Path.home() / "conversation.md"),
+            "Markdown (*.md);;HTML (*.html)",
+        )
+        if not name:
+            return
+        path = Path(name)
+        if path.suffix.lower() not in (".md", ".markdown", ".html", ".htm"):
+            path = path.with_suffix(".html" if "HTML" in chosen else ".md")
+        try:
+            export_conversation(answers, path)
+        except OSError as exc:
+            self.messages.show_message(
+                "error", f"Could not write {path.name}.", str(exc), key="export"
+            )
+            return
+        self.statusBar().showMessage(f"Conversation exported to {path}", 5000)
 
     def new_conversation(self) -> None:
         """File → New conversation (Ctrl+N): the answers so far are cleared (and so no longer

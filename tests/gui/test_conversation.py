@@ -79,3 +79,23 @@ def test_follow_up_shows_understood_as_and_new_conversation(
     assert load_history(settings.library) == []
     ask(qtbot, window, "How old are most of them?")
     assert window.conversation.cards[-1].answer.understood_as is None
+
+
+def test_edit_export_writes_the_conversation_as_markdown_and_html(
+    qtbot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    from tests.unit.test_export import FIRST, SECOND
+
+    window.conversation.add_finished(FIRST)
+    window.conversation.add_finished(SECOND)
+    for name, kind in (("talk", "Markdown (*.md)"), ("talk.html", "HTML (*.html)")):
+        target = str(tmp_path / name)
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, t=target, k=kind: (t, k))
+        window.act_export.trigger()
+    md = (tmp_path / "talk.md").read_text(encoding="utf-8")
+    assert "[^3]: facts.pdf, page 2" in md and "Understood as:" in md
+    page = (tmp_path / "talk.html").read_text(encoding="utf-8")
+    assert "<li id='fn3'>" in page
+    assert window.act_export.shortcut().toString() == "Ctrl+Shift+E"
