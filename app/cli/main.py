@@ -21,6 +21,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "remove": ("app.cli.cmd_remove", "Remove a document and its chunks."),
     "search": ("app.cli.cmd_search", "Search the library (hybrid keyword + vector)."),
     "ask": ("app.cli.cmd_ask", "Ask a question; get an answer with validated citations."),
+    "chat": (
+        "app.cli.cmd_chat",
+        "A conversation: one question per line on stdin; follow-ups understood in context.",
+    ),
     "metrics": ("app.cli.cmd_metrics", "Print in-process metrics (Prometheus text format)."),
 }
 

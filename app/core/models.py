@@ -224,6 +224,11 @@ class Validation(BaseModel):
 
 class Answer(BaseModel):
     question: str
+    understood_as: str | None = Field(
+        default=None,
+        description="A follow-up question as understood with the previous turns (what was "
+        "searched and checked); None when the question stands alone.",
+    )
     mode: AnswerMode
     kind: AnswerKind = Field(
         default="generated",

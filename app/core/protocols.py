@@ -132,3 +132,31 @@ class AskLibrary(Protocol):
         """Up to ``limit`` words of the library (lower case), those in the most chunks first;
         may be empty (nothing counted yet). The ask service embeds them ahead of questions."""
         ...
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier question of a conversation: as typed, and as understood (None: as typed)."""
+
+    question: str
+    understood_as: str | None = None
+
+    @property
+    def meant(self) -> str:
+        """The question this turn answered."""
+        return self.understood_as or self.question
+
+
+@runtime_checkable
+class QuestionRewriter(Protocol):
+    """Turns a follow-up question into one that stands alone, from the turns before it.
+
+    The embedded model is too small to do this: ``app.core.followup.RuleRewriter`` does it by
+    rules; a larger model may rewrite through the same protocol. Citations stay bound to what
+    is retrieved for the question as rewritten, whoever rewrites it.
+    """
+
+    def rewrite(self, question: str, history: Sequence[Turn]) -> str | None:
+        """The standalone question ``question`` means after ``history`` (oldest first), or
+        None when it already stands alone (it is then asked exactly as typed)."""
+        ...

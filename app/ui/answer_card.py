@@ -171,6 +171,11 @@ class AnswerCard(QFrame):
         q.setObjectName("questionLabel")
         q.setWordWrap(True)
         q.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.understood = WrapLabel("")  # a follow-up: the question as searched and checked
+        self.understood.setObjectName("mutedLabel")
+        self.understood.setTextFormat(Qt.TextFormat.PlainText)
+        self.understood.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.understood.setVisible(False)
         self.badge = WrapLabel("")  # a narrow card (800x600, viewer open) wraps, never clips
         self.badge.setObjectName("badge")
         self.badge.setVisible(False)
@@ -214,6 +219,7 @@ class AnswerCard(QFrame):
         lay.setContentsMargins(14, 12, 14, 10)
         lay.setSpacing(6)
         lay.addWidget(q)
+        lay.addWidget(self.understood)
         lay.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignLeft)
         lay.addWidget(self.body)
         lay.addWidget(self.phase)
@@ -259,6 +265,10 @@ class AnswerCard(QFrame):
         bg, fg = chip_colors()
         self.body.setStyleSheet("")
         self.body.setHtml(render.answer_html(answer, chip_bg=bg, chip_fg=fg))
+        if answer.understood_as:
+            self.understood.setText(render.understood_text(answer))
+            self.understood.setAccessibleName(render.understood_text(answer))
+            self.understood.setVisible(True)
         refusal = answer.kind == "refusal" or answer.mode == "refuse"
         if refusal:
             self._badge("Not answered", "REFUSAL")

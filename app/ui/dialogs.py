@@ -10,6 +10,7 @@ from app.core.resources import DEFAULT_CHAT_MODEL_NAME, DEFAULT_EMBEDDER_NAME
 
 SHORTCUTS: list[tuple[str, str]] = [
     ("Ctrl+O", "Add PDFs…"),
+    ("Ctrl+N", "New conversation (follow-up questions start afresh)"),
     ("Ctrl+,", "Settings"),
     ("Ctrl+Q", "Quit"),
     ("Enter", "Ask the question"),
@@ -19,6 +20,7 @@ SHORTCUTS: list[tuple[str, str]] = [
     ("Ctrl+F", "Filter the library"),
     ("Delete", "Remove the selected document (asks first)"),
     ("Ctrl+Shift+C", "Copy the selected answer (else the last) as Markdown"),
+    ("Ctrl+Shift+E", "Export the whole conversation as Markdown or HTML"),
     ("Ctrl+1", "Show or hide the library and sources"),
     ("Ctrl+2", "Show or hide the evidence viewer"),
     ("Ctrl++ / Ctrl+-", "Zoom the PDF in / out (or Ctrl+wheel)"),

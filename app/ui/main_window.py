@@ -160,6 +160,9 @@ class MainWindow(QMainWindow):
         self.act_add = self._action(
             m, "&Add PDFs…", self.add_pdfs, QKeySequence.StandardKey.Open, "add"
         )
+        self.act_new = self._action(
+            m, "&New conversation", self.new_conversation, QKeySequence.StandardKey.New
+        )
         self._action(m, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"), "settings")
         m.addSeparator()
         self._action(m, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -190,6 +193,9 @@ class MainWindow(QMainWindow):
             self.copy_last_answer,
             QKeySequence("Ctrl+Shift+C"),
             "copy",
+        )
+        self.act_export = self._action(
+            e, "&Export conversation…", self.export_conversation, QKeySequence("Ctrl+Shift+E")
         )
         self._action(e, "Go to &question", self.conversation.input.setFocus, QKeySequence("Ctrl+L"))
         self._action(
@@ -515,6 +521,7 @@ class MainWindow(QMainWindow):
             on_failed=self._answer_failed,
             on_cancelled=self._answer_cancelled,
             on_progress=self._ask_progress,
+            history=self.conversation.answers(),
         )
         if job is not None:
             card = self.conversation.begin(question, job)
@@ -629,6 +636,54 @@ class MainWindow(QMainWindow):
         answer = self.conversation.selected_answer() or self.conversation.last_answer()
         if answer is not None:
             self.copy_answer(answer)
+
+    def export_conversation(self) -> None:
+        """Edit → Export conversation…: the whole conversation as Markdown or HTML, every
+        citation a footnote (file, page, section, quote)."""
+        from app.services.export import export_conversation
+
+        answers = self.conversation.answers()
+        if not answers:
+            self.messages.show_message(
+                "info", "There is no conversation to export yet.", key="export"
+            )
+            return
+        name, chosen = QFileDialog.getSaveFileName(
+            self,
+            "Export conversation",
+            str(Path.home() / "conversation.md"),
+            "Markdown (*.md);;HTML (*.html)",
+        )
+        if not name:
+            return
+        path = Path(name)
+        if path.suffix.lower() not in (".md", ".markdown", ".html", ".htm"):
+            path = path.with_suffix(".html" if "HTML" in chosen else ".md")
+        try:
+            export_conversation(answers, path)
+        except OSError as exc:
+            self.messages.show_message(
+                "error", f"Could not write {path.name}.", str(exc), key="export"
+            )
+            return
+        self.statusBar().showMessage(f"Conversation exported to {path}", 5000)
+
+    def new_conversation(self) -> None:
+        """File → New conversation (Ctrl+N): the answers so far are cleared (and so no longer
+        leaned on by follow-ups); the empty conversation is what a restart shows."""
+        if self.conversation.running:
+            self.messages.show_message(
+                "info",
+                "An answer is still being written.",
+                "Stop it (Esc) or wait for it before starting a new conversation.",
+                key="new-conversation",
+            )
+            return
+        self.conversation.clear()
+        self.sources.show_answer(None)
+        self._save_conversation()
+        self.conversation.input.setFocus()
+        self.statusBar().showMessage("New conversation", 3000)
 
     def show_shortcuts(self) -> None:
         ShortcutsDialog(self).exec()

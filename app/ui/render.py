@@ -40,6 +40,13 @@ def plain_tooltip(text: str) -> str:
     return "<qt>" + "<br>".join(lines) + "</qt>"
 
 
+def understood_text(answer: Answer) -> str:
+    """ "Understood as: ..." for a follow-up asked as a standalone question, else ""."""
+    if not answer.understood_as:
+        return ""
+    return f"Understood as: {safe_line(answer.understood_as)}"
+
+
 def is_refusal(answer: Answer) -> bool:
     return answer.kind == "refusal" or answer.mode == "refuse"
 
@@ -252,6 +259,8 @@ def answer_markdown(answer: Answer) -> str:
 
     body = MARKER.sub(sub, answer.answer.strip())
     lines = [f"**Q:** {answer.question}", "", body]
+    if answer.understood_as:
+        lines[1:1] = ["", f"_{understood_text(answer)}_"]
     if answer.kind == "extractive":
         lines += ["", "_Extractive answer: sentences quoted from the documents._"]
     level, words = status_text(answer)

@@ -270,14 +270,20 @@ class Session(QObject):
         on_failed: Callable[[BaseException], None],
         on_cancelled: Callable[[], None],
         on_progress: Callable[[Progress], None] | None = None,
+        history: Sequence[Answer] = (),
     ) -> Job | None:
+        """Ask ``question`` in the conversation whose answers so far are ``history`` (a
+        follow-up is understood with them: ``app.services.conversation``)."""
         asker = self.asker
         if asker is None:
             return None
         top_k = self.settings.top_k
+        turns = list(history)
 
         def work(job: Job) -> Answer:
-            return asker.ask(
+            from app.services.conversation import Conversation
+
+            return Conversation(asker, turns=turns).ask(
                 question,
                 doc_ids=doc_ids,
                 top_k=top_k,
