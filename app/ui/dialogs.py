@@ -9,7 +9,7 @@ from app import __version__
 from app.core.resources import DEFAULT_CHAT_MODEL_NAME, DEFAULT_EMBEDDER_NAME
 
 SHORTCUTS: list[tuple[str, str]] = [
-    ("Ctrl+O", "Add PDFs…"),
+    ("Ctrl+O", "Add documents…"),
     ("Ctrl+,", "Settings"),
     ("Ctrl+Q", "Quit"),
     ("Enter", "Ask the question"),

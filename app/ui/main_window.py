@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.config import Settings
+from app.core.formats import file_dialog_filter, is_supported_name
 from app.core.models import Answer, Citation, Document, IngestOutcome, Source
 from app.core.progress import Progress, Stage
 from app.core.terminal import safe_line
@@ -59,13 +60,14 @@ ASK_PHASES = {
 
 
 def local_pdf_paths(urls: list) -> list[Path]:  # list[QUrl]
-    """Local files ending in .pdf and folders (the library expands folders)."""
+    """Local files and folders (the library expands folders to the documents it reads: PDF,
+    EPUB, text, Office...; a file of another type is kept so its row says why it failed)."""
     out = []
     for url in urls:
         if not url.isLocalFile():
             continue
         p = Path(url.toLocalFile())
-        if p.is_dir() or p.suffix.lower() == ".pdf" or p.is_file():
+        if p.is_dir() or is_supported_name(p.name) or p.is_file():
             out.append(p)
     return out
 
@@ -117,7 +119,7 @@ class MainWindow(QMainWindow):
         lay.addWidget(self.messages)
         lay.addWidget(self.main_split, 1)
         self.setCentralWidget(central)
-        self.drop_overlay = QLabel("Drop to add these PDFs to your library", self)
+        self.drop_overlay = QLabel("Drop to add these documents to your library", self)
         self.drop_overlay.setObjectName("dropOverlay")
         self.drop_overlay.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.drop_overlay.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
@@ -150,7 +152,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         m = self.menuBar().addMenu("&File")
         self.act_add = self._action(
-            m, "&Add PDFs…", self.add_pdfs, QKeySequence.StandardKey.Open, "add"
+            m, "&Add documents…", self.add_pdfs, QKeySequence.StandardKey.Open, "add"
         )
         self._action(m, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"), "settings")
         m.addSeparator()
@@ -293,7 +295,7 @@ class MainWindow(QMainWindow):
 
     def add_pdfs(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(
-            self, "Add PDFs", str(Path.home()), "PDF files (*.pdf);;All files (*)"
+            self, "Add documents", str(Path.home()), file_dialog_filter()
         )
         if files:
             self.ingest([Path(f) for f in files])
@@ -514,8 +516,15 @@ class MainWindow(QMainWindow):
 
     # --- evidence --------------------------------------------------------------------
     def _doc_path(self, doc_id: str, fallback: str) -> Path:
+        """The PDF the viewer shows: the document's own file, or the PDF an EPUB, DOCX...
+        was converted to (the one its citations' rectangles were measured on)."""
+        lib = self.session.library
         doc = self.session.document(doc_id)
-        return Path(doc.file) if doc else Path(fallback)
+        if doc is None and lib is not None:  # imported a moment ago: not listed yet
+            doc = lib.get_document(doc_id)
+        if doc is None:
+            return Path(fallback)
+        return lib.view_file(doc) if lib is not None else Path(doc.file)
 
     def open_citation(self, answer: Answer, n: int) -> None:
         cits: list[Citation] = render.citations_by_n(answer).get(n, [])
@@ -572,9 +581,10 @@ class MainWindow(QMainWindow):
 
     def _open_document(self, doc_id: str) -> None:
         doc = self.session.document(doc_id)
-        if doc is not None and Path(doc.file).is_file():
+        path = self._doc_path(doc_id, doc.file) if doc is not None else None
+        if path is not None and path.is_file():
             self.set_panel("viewer", True)
-            self.viewer.open(Path(doc.file), 1)
+            self.viewer.open(path, 1)
 
     # --- misc actions -----------------------------------------------------------------
     def copy_answer(self, answer: Answer) -> None:
