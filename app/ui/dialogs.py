@@ -10,6 +10,7 @@ from app.core.resources import DEFAULT_CHAT_MODEL_NAME, DEFAULT_EMBEDDER_NAME
 
 SHORTCUTS: list[tuple[str, str]] = [
     ("Ctrl+O", "Add documents…"),
+    ("Ctrl+Shift+O", "Add folder… (once, or kept in sync)"),
     ("Ctrl+,", "Settings"),
     ("Ctrl+Q", "Quit"),
     ("Enter", "Ask the question"),

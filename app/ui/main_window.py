@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QProgressBar,
     QSplitter,
     QVBoxLayout,
@@ -134,6 +135,9 @@ class MainWindow(QMainWindow):
         self.docs_label = QLabel("")
         self.statusBar().addWidget(self.model_busy)
         self.statusBar().addWidget(self.model_label)
+        self.watch_label = QLabel("")
+        self.watch_label.setVisible(False)
+        self.statusBar().addPermanentWidget(self.watch_label)
         self.statusBar().addPermanentWidget(self.docs_label)
 
         self._build_menus()
@@ -153,6 +157,9 @@ class MainWindow(QMainWindow):
         m = self.menuBar().addMenu("&File")
         self.act_add = self._action(
             m, "&Add documents…", self.add_pdfs, QKeySequence.StandardKey.Open, "add"
+        )
+        self.act_add_folder = self._action(
+            m, "Add &folder…", self.add_folder, QKeySequence("Ctrl+Shift+O"), "folder"
         )
         self._action(m, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"), "settings")
         m.addSeparator()
@@ -220,6 +227,9 @@ class MainWindow(QMainWindow):
         s.model_state.connect(self._model_state)
         s.model_failed.connect(self._model_failed)
         s.error.connect(self._session_error)
+        s.watching.connect(self._watching)
+        s.watch_progress.connect(self._watch_progress)
+        s.watch_report.connect(self._watch_report)
         self.library.add_requested.connect(self.add_pdfs)
         self.library.remove_requested.connect(self.session.remove)
         self.library.open_requested.connect(self._open_document)
@@ -299,6 +309,75 @@ class MainWindow(QMainWindow):
         )
         if files:
             self.ingest([Path(f) for f in files])
+
+    def add_folder(self) -> None:
+        """File → Add folder…: pick a folder, then add it once or keep it in sync."""
+        folder = QFileDialog.getExistingDirectory(self, "Add folder", str(Path.home()))
+        if not folder:
+            return
+        box = QMessageBox(self)
+        box.setWindowTitle("Add folder")
+        box.setText(f"Keep “{Path(folder).name}” in sync?")
+        box.setInformativeText(
+            "Footnote watches the folder: new files are added, changed files read again, "
+            "deleted files removed, and what changed while Footnote was closed is caught up "
+            "on at the next start."
+        )
+        sync = box.addButton("Keep in sync", QMessageBox.ButtonRole.AcceptRole)
+        once = box.addButton("Add once", QMessageBox.ButtonRole.ActionRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(sync)
+        box.exec()
+        if box.clickedButton() in (sync, once):
+            self.add_folder_path(Path(folder), keep_in_sync=box.clickedButton() is sync)
+
+    def add_folder_path(self, folder: Path, *, keep_in_sync: bool) -> None:
+        if not keep_in_sync:
+            self.ingest([folder])
+            return
+        if self.session.read_only or self.session.library is None:
+            self.messages.show_message(
+                "info", "Folders can be kept in sync once the library is open and writable."
+            )
+            return
+        self.session.add_watched(folder)
+        self.messages.show_message(
+            "info",
+            f"Keeping {safe_line(folder.name)} in sync; its documents are being added.",
+            key="watch",
+        )
+
+    def _watching(self, folders: list[Path]) -> None:
+        n = len(folders)
+        self.watch_label.setVisible(bool(folders))
+        self.watch_label.setText(f"Watching {n} folder{'s' if n != 1 else ''}")
+        self.watch_label.setToolTip("\n".join(str(f) for f in folders))
+
+    def _watch_progress(self, p: Progress) -> None:
+        if p.stage is Stage.FILE and p.file and p.done < p.total:
+            self.statusBar().showMessage(
+                f"Syncing watched folders: {safe_line(Path(p.file).name)} "
+                f"({p.done + 1} of {p.total})",
+                5000,
+            )
+
+    def _watch_report(self, report: object) -> None:
+        results = getattr(report, "outcome", None)
+        results = results.results if results is not None else []
+        counts = {s: sum(r.status == s for r in results) for s in ("added", "updated", "failed")}
+        removed = len(getattr(report, "removed", []))
+        parts = [f"{n} {s}" for s, n in counts.items() if n]
+        if removed:
+            parts.append(f"{removed} removed")
+        if parts:
+            failed = [r for r in results if r.status == "failed"]
+            details = "; ".join(f"{Path(r.file).name}: {r.error}" for r in failed[:3])
+            self.messages.show_message(
+                "warning" if failed else "info",
+                "Watched folders: " + ", ".join(parts) + ".",
+                safe_line(details),
+                key="watch",
+            )
 
     def open_files(self, paths: list[Path]) -> None:
         """Files from the command line or from a second launch: bring the window up, import."""
