@@ -20,6 +20,11 @@ def default_library_dir() -> LibraryLocation:
     env = os.environ.get("FOOTNOTE_LIBRARY")
     if env:
         return parse_location(env)
+    return user_library_dir()
+
+
+def user_library_dir() -> Path:
+    """The per-user library folder (the default when nothing names another)."""
     return Path(user_data_dir(APP_NAME, appauthor=False)) / "library"
 
 

@@ -7,6 +7,7 @@ Why here: this is the only place that connects the panels to each other and to t
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -29,8 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.config import Settings
+from app.core.config import Settings, user_library_dir
 from app.core.formats import file_dialog_filter, is_supported_name
+from app.core.location import is_remote, parse_location, redact
 from app.core.models import Answer, Citation, Document, IngestOutcome, Source
 from app.core.progress import Progress, Stage
 from app.core.terminal import safe_line
@@ -43,7 +45,13 @@ from app.ui.import_panel import ImportPanel
 from app.ui.library_panel import LibraryPanel
 from app.ui.message_bar import MessageBar
 from app.ui.pdf_viewer import PdfViewer
-from app.ui.prefs import forget_model, remember_model, save_settings
+from app.ui.prefs import (
+    forget_model,
+    recent_libraries,
+    remember_library,
+    remember_model,
+    save_settings,
+)
 from app.ui.session import Session, describe_error
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.sources_panel import SourcesPanel
@@ -58,6 +66,17 @@ ASK_PHASES = {
     Stage.LOAD_MODEL: "Loading the model…",
     Stage.GENERATE: "Writing the answer…",
 }
+
+
+def library_name(location: Path | str) -> str:
+    """A library in a few words for the window title and the recent list: the default one is
+    "My library", a folder its name, a team library the last part of its URI."""
+    location = parse_location(location)
+    if is_remote(location):
+        return redact(location).rstrip("/").rsplit("/", 1)[-1]
+    if Path(location) == user_library_dir():
+        return "My library"
+    return Path(location).name or str(location)
 
 
 def local_pdf_paths(urls: list) -> list[Path]:  # list[QUrl]
@@ -161,6 +180,11 @@ class MainWindow(QMainWindow):
         self.act_add_folder = self._action(
             m, "Add &folder…", self.add_folder, QKeySequence("Ctrl+Shift+O"), "folder"
         )
+        m.addSeparator()
+        self._action(m, "Open &library…", self.open_library_dialog, None, "library")
+        self.recent_menu = m.addMenu("Open &recent library")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_libraries)
+        m.addSeparator()
         self._action(m, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"), "settings")
         m.addSeparator()
         self._action(m, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -271,10 +295,16 @@ class MainWindow(QMainWindow):
         self.library.set_read_only(ro)
         self.act_add.setVisible(not ro)
         self.setAcceptDrops(not ro)
-        self.setWindowTitle("Footnote — Team library (read-only)" if ro else "Footnote")
+        self.act_add_folder.setVisible(not ro)
+        where = self.session.settings.library
+        title = f"Footnote — {library_name(where)}"
+        if ro:
+            title += " — Team library (read-only)" if is_remote(where) else " (read-only)"
+        self.setWindowTitle(title)
 
     def _session_ready(self) -> None:
         self._show_read_only()
+        remember_library(self.session.settings.library)
         self._resumed_embedding = False
         self.model_label.setText("Library open")
         self.messages.dismiss("opening")
@@ -678,6 +708,47 @@ class MainWindow(QMainWindow):
 
     def show_shortcuts(self) -> None:
         ShortcutsDialog(self).exec()
+
+    # --- several libraries ----------------------------------------------------------
+    def open_library_dialog(self) -> None:
+        """File → Open library…: a folder (an empty one becomes a new library)."""
+        folder = QFileDialog.getExistingDirectory(
+            self,
+            "Open library",
+            str(Path(self.session.settings.library).parent)
+            if not is_remote(self.session.settings.library)
+            else str(Path.home()),
+        )
+        if folder:
+            self.open_library(Path(folder))
+
+    def _fill_recent_libraries(self) -> None:
+        self.recent_menu.clear()
+        current = redact(self.session.settings.library)
+        items = [r for r in recent_libraries() if r != current]
+        for loc in items:
+            act = self.recent_menu.addAction(f"{library_name(loc)} — {loc}")
+            act.triggered.connect(lambda _=False, loc=loc: self.open_library(loc))
+        if not items:
+            act = self.recent_menu.addAction("No other library yet")
+            act.setEnabled(False)
+
+    def open_library(self, location: Path | str) -> None:
+        """Switch this window to another library: its documents, its watched folders, its
+        conversation (each library keeps its own); the current conversation is saved with
+        the library it belongs to."""
+        location = parse_location(location)
+        if location == self.session.settings.library:
+            return
+        if self.ingest_job is not None:
+            self.messages.show_message(
+                "info", "Wait for the import to finish (or cancel it) before switching libraries."
+            )
+            return
+        read_only = None if not os.environ.get("FOOTNOTE_READ_ONLY") else self.session.read_only
+        new = self.session.settings.model_copy(update={"library": location, "read_only": read_only})
+        self.apply_settings(new)
+        self._show_read_only()
 
     def open_settings(self) -> None:
         dlg = SettingsDialog(self.session.settings, self)
