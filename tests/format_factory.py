@@ -10,6 +10,9 @@ same call gives the same bytes and the same document id.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -19,6 +22,8 @@ TXT_FACT = "The copper kettle in the north hut holds exactly three litres of wat
 MD_FACT = "Run the calibrate command twice before the first measurement."
 FB2_FACT = "The ferry to Skarvik leaves at seven each morning except on Sundays."
 DOCX_FACT = "The boiler in building C is serviced every March by Halden Heating."
+PPTX_FACT = "Churn fell to four percent in the third quarter."
+XLSX_ROW = "Annual pass"
 
 _FILLER = (
     "The keeper wrote in the log each evening, noting the wind, the sea and the ships that "
@@ -148,3 +153,40 @@ def make_docx(path: Path, *, fact: str = DOCX_FACT, paragraphs: int = 3) -> Path
             ),
         ],
     )
+
+
+def _libreoffice(src: Path, fmt: str, out: Path, *, infilter: str | None = None) -> Path:
+    """``src`` saved as ``fmt`` by LibreOffice itself (a real file of that format)."""
+    soffice = shutil.which("soffice")
+    assert soffice, "LibreOffice is needed to write this test file"
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [soffice, f"-env:UserInstallation={Path(tmp, 'p').as_uri()}", "--headless"]
+        if infilter:
+            cmd.append(f"--infilter={infilter}")
+        cmd += ["--convert-to", fmt, "--outdir", tmp, str(src)]
+        subprocess.run(cmd, check=True, capture_output=True, timeout=180)
+        shutil.move(Path(tmp, f"{src.stem}.{fmt}"), out)
+    return out
+
+
+def make_pptx(path: Path, *, fact: str = PPTX_FACT) -> Path:
+    """A one-slide PowerPoint file, written by LibreOffice Impress from a slide-sized PDF."""
+    from app.ingest._mupdf import pymupdf
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pdf = Path(tmp, f"{path.stem}.pdf")
+        doc = pymupdf.open()
+        page = doc.new_page(width=792, height=612)
+        page.insert_text((72, 100), "Quarterly review", fontsize=28)
+        page.insert_text((72, 160), fact, fontsize=18)
+        doc.save(pdf)
+        doc.close()
+        return _libreoffice(pdf, "pptx", path, infilter="impress_pdf_import")
+
+
+def make_xlsx(path: Path) -> Path:
+    """A small price list as an Excel workbook, written by LibreOffice Calc from CSV."""
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = Path(tmp, f"{path.stem}.csv")
+        csv.write_text(f"Item,Price\n{XLSX_ROW},240\nDay ticket,12\n", encoding="utf-8")
+        return _libreoffice(csv, "xlsx", path)

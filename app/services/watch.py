@@ -164,6 +164,10 @@ class FolderSync:
     ) -> None:
         self.library = library
         self.folders = [Path(f).expanduser().resolve() for f in folders]
+        # The library's own folder (its converted PDFs, its tables) is never read as documents,
+        # even when it lies inside a watched folder.
+        location = library.settings.library
+        self._own = None if is_remote(location) else Path(location).expanduser().resolve()
         self.quiet_s = quiet_s
         self.embed = embed
         self._ingest = ingest or library.ingest
@@ -196,7 +200,9 @@ class FolderSync:
         todo = [
             p
             for p in dict.fromkeys(changed)
-            if is_supported_name(p.name) and not _same_as_stored(p, by_file.get(str(p)))
+            if is_supported_name(p.name)
+            and self._watched(p)
+            and not _same_as_stored(p, by_file.get(str(p)))
         ]
         report = SyncReport()
         if todo:
@@ -216,7 +222,10 @@ class FolderSync:
         return report
 
     def _watched(self, path: Path) -> bool:
-        """Under a watched folder, and not hidden there (".git", "~/.cache", ".x.pdf")."""
+        """Under a watched folder, and not hidden there (".git", "~/.cache", ".x.pdf"), and
+        not inside the library itself."""
+        if self._own is not None and _under(path, self._own):
+            return False
         return any(
             _under(path, f) and not any(part.startswith(".") for part in path.relative_to(f).parts)
             for f in self.folders

@@ -167,3 +167,53 @@ def test_docx_is_converted_by_libreoffice_and_cited_on_its_pages(tmp_path: Path)
     (result,) = lib.ingest([path]).results
     assert result.status == "added", result.error
     _assert_cited_exactly(lib, ff.DOCX_FACT)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice is not installed")
+def test_pptx_and_xlsx_are_converted_and_cited(tmp_path: Path) -> None:
+    slides = ff.make_pptx(tmp_path / "review.pptx")
+    sheet = ff.make_xlsx(tmp_path / "prices.xlsx")
+    lib = _library(tmp_path)
+    results = lib.ingest([slides, sheet]).results
+    assert [r.status for r in results] == ["added", "added"], [r.error for r in results]
+    _assert_cited_exactly(lib, ff.PPTX_FACT)
+    _assert_cited_exactly(lib, ff.XLSX_ROW)
+
+
+def _slow_soffice(tmp_path: Path) -> Path:
+    """A stand-in ``soffice`` that hangs (as LibreOffice does on some damaged files)."""
+    script = tmp_path / "soffice"
+    script.write_text("#!/bin/sh\nsleep 300\n")
+    script.chmod(0o755)
+    return script
+
+
+def test_a_conversion_past_its_time_limit_is_killed_and_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from app.core.errors import ConversionError
+    from app.ingest import convert_to_pdf
+
+    monkeypatch.setenv("FOOTNOTE_SOFFICE", str(_slow_soffice(tmp_path)))
+    t0 = time.monotonic()
+    with pytest.raises(ConversionError, match="took over 1 s"):
+        convert_to_pdf(ff.make_docx(tmp_path / "m.docx"), tmp_path / "out", timeout=1.0)
+    assert time.monotonic() - t0 < 30
+    assert not list((tmp_path / "out").glob("*.pdf"))
+
+
+def test_cancel_stops_a_conversion(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from app.core.errors import Cancelled
+    from app.core.progress import CancelToken
+    from app.ingest import convert_to_pdf
+
+    monkeypatch.setenv("FOOTNOTE_SOFFICE", str(_slow_soffice(tmp_path)))
+    token = CancelToken()
+    threading.Timer(0.5, token.cancel).start()
+    with pytest.raises(Cancelled):
+        convert_to_pdf(ff.make_docx(tmp_path / "m.docx"), tmp_path / "out", cancel=token)

@@ -167,6 +167,19 @@ def test_catch_up_adds_new_rereads_changed_and_removes_deleted_files(tmp_path: P
     assert third.empty and third.outcome is None
 
 
+def test_a_library_inside_a_watched_folder_is_not_read_as_documents(tmp_path: Path) -> None:
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    ff.make_epub(folder / "keeper.epub")
+    lib = Library(Settings(library=folder / "footnote-library"), embedder=HashEmbedder())
+    sync = FolderSync(lib, [folder])
+    sync.catch_up()
+    assert list((folder / "footnote-library" / "converted").rglob("*.pdf"))  # the EPUB's PDF
+    again = sync.catch_up()
+    assert again.empty
+    assert set(_files(lib)) == {"keeper.epub"}
+
+
 # --- following events ----------------------------------------------------------------------------
 
 
