@@ -176,7 +176,8 @@ class Library:
         """Phase 1: parse and store each file with its keyword index; results in order."""
         from app.ingest import file_sha, parse_pdf
 
-        files = expand_paths(paths)
+        own = self.converted_dir  # the PDFs made from this library's EPUBs etc. are no input
+        files = [p for p in expand_paths(paths) if not p.is_relative_to(own)]
         results: list[IngestResult] = []
         wrote = False
         parser = _parser(self.settings)  # a child process with a memory ceiling, or None

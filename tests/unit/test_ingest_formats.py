@@ -114,6 +114,15 @@ def test_folders_expand_to_every_supported_type(tmp_path: Path) -> None:
     assert needs_conversion("x.EPUB") and not needs_conversion("x.pdf")
 
 
+def test_a_folder_holding_the_library_does_not_read_its_converted_pdfs(tmp_path: Path) -> None:
+    lib = _library(tmp_path)  # the library lives in tmp_path/lib
+    ff.make_epub(tmp_path / "keeper.epub")
+    lib.ingest([tmp_path])
+    assert list(lib.converted_dir.rglob("*.pdf"))
+    assert [r.status for r in lib.ingest([tmp_path]).results] == ["unchanged"]
+    assert len(lib.documents()) == 1
+
+
 def test_removing_a_converted_document_deletes_its_pdf(tmp_path: Path) -> None:
     lib = _library(tmp_path)
     (result,) = lib.ingest([ff.make_txt(tmp_path / "n.txt")]).results
