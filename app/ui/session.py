@@ -20,7 +20,7 @@ from app.core.config import Settings
 from app.core.errors import FootnoteError
 from app.core.location import is_remote
 from app.core.models import Answer, Document, IngestOutcome
-from app.core.progress import Progress
+from app.core.progress import Progress, Stage
 from app.generation import server_label
 from app.services.ingest_process import ingest_in_child
 from app.ui.workers import Job, JobRunner
@@ -234,8 +234,10 @@ class Session(QObject):
                 self.refresh_documents()
                 self.warm_words()
                 self.watch_report.emit(item)
-            else:
-                self.watch_progress.emit(item)
+                return
+            if isinstance(item, Progress) and item.stage is Stage.INDEXED:
+                self.refresh_documents()  # keyword-searchable now; embedding follows
+            self.watch_progress.emit(item)
 
         self.watch_job = self.runner.submit(
             "watch",
