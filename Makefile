@@ -9,6 +9,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.footnote-installed
 OCR_PACKAGES := tesseract-ocr-eng tesseract-ocr-deu
 CJK_FONTS := fonts-noto-cjk
+# Office documents (DOCX, PPTX, XLSX, ODT, ODP) are converted to PDF by LibreOffice (app/ingest/convert.py).
+OFFICE_PACKAGES := libreoffice-writer-nogui libreoffice-impress-nogui libreoffice-calc-nogui
 
 # Trim the llama.cpp build: Footnote needs only the library, not tools or servers.
 export CMAKE_ARGS ?= -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF
@@ -38,6 +40,13 @@ $(STAMP): pyproject.toml Makefile
 	  echo "Installing a font for Chinese, Japanese and Korean text (Debian $(CJK_FONTS))..."; \
 	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $(CJK_FONTS); } \
 	  || echo "WARNING: no CJK font: install $(CJK_FONTS) (Korean, Chinese, Japanese text shows as boxes)." >&2
+	@# Office documents: LibreOffice without its GUI converts them to PDF (its Writer, Impress, Calc filters).
+	@{ command -v soffice >/dev/null 2>&1 && test -d /usr/lib/libreoffice/share/registry && \
+	  ls /usr/lib/libreoffice/share/registry/writer.xcd /usr/lib/libreoffice/share/registry/impress.xcd \
+	     /usr/lib/libreoffice/share/registry/calc.xcd >/dev/null 2>&1; } || { \
+	  echo "Installing LibreOffice for Office documents (Debian $(OFFICE_PACKAGES))..."; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $(OFFICE_PACKAGES); } \
+	  || echo "WARNING: no LibreOffice: install $(OFFICE_PACKAGES) (Office documents will be refused)." >&2
 	$(BIN)/python -c "from app.core.resources import default_chat_model_path as c, default_embedder_path as e; print('chat model:', c()); print('embedder:  ', e())"
 	@touch $(STAMP)
 

@@ -9,6 +9,9 @@ both ``app.cli`` and ``app.ui`` so that neither imports the other.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+
+from app.core.formats import is_supported_name
 
 # Options only the desktop app understands (app.ui.main); Qt's own start with -platform.
 GUI_OPTIONS = ("--smoke", "--library", "-platform")
@@ -24,7 +27,7 @@ def wants_gui(args: list[str], commands: set[str]) -> bool:
     first = next((a for a in args if a not in ("-v", "--verbose")), None)
     if first is None:
         return True
-    return first.startswith(GUI_OPTIONS) or first.lower().endswith(".pdf")
+    return first.startswith(GUI_OPTIONS) or is_supported_name(Path(first).name)
 
 
 # First argument that makes the (frozen) executable a parse worker (app.ingest.worker).

@@ -17,6 +17,7 @@ from app.core.logs import setup_logging
 # name -> (module, one-line help). Each module defines add_arguments(parser) and run(args) -> int.
 COMMANDS: dict[str, tuple[str, str]] = {
     "ingest": ("app.cli.cmd_ingest", "Add PDF files or folders to the library."),
+    "watch": ("app.cli.cmd_watch", "Keep the library in step with folders until Ctrl-C."),
     "docs": ("app.cli.cmd_docs", "List the documents in the library."),
     "remove": ("app.cli.cmd_remove", "Remove a document and its chunks."),
     "search": ("app.cli.cmd_search", "Search the library (hybrid keyword + vector)."),

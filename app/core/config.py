@@ -9,7 +9,7 @@ from platformdirs import user_data_dir, user_log_dir
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.core.location import LibraryLocation, parse_location
+from app.core.location import LibraryLocation, is_remote, location_key, parse_location
 
 APP_NAME = "Footnote"
 
@@ -20,12 +20,26 @@ def default_library_dir() -> LibraryLocation:
     env = os.environ.get("FOOTNOTE_LIBRARY")
     if env:
         return parse_location(env)
+    return user_library_dir()
+
+
+def user_library_dir() -> Path:
+    """The per-user library folder (the default when nothing names another)."""
     return Path(user_data_dir(APP_NAME, appauthor=False)) / "library"
 
 
 def user_state_dir() -> Path:
     """Per-user folder for what belongs to this desktop, not to a (possibly shared) library."""
     return Path(user_data_dir(APP_NAME, appauthor=False))
+
+
+def converted_dir(location: LibraryLocation) -> Path:
+    """Where the PDFs made from a library's other documents (EPUB, DOCX...) are kept: inside
+    a local library's folder (they travel with it), else in this desktop's data folder."""
+    location = parse_location(location)
+    if is_remote(location):
+        return user_state_dir() / "converted" / location_key(location)
+    return Path(location) / "converted"
 
 
 def log_dir() -> Path:

@@ -61,7 +61,27 @@ class EmptyFileError(IngestError):
 
 class NotAPdfError(IngestError):
     code = "not_pdf"
-    default_hint = "Only PDF files can be added."
+    default_hint = (
+        "Footnote reads PDF, EPUB, XPS, FB2, MOBI, CBZ, text and Markdown files, and Office "
+        "documents (DOCX, PPTX, XLSX, ODT, ODP) through LibreOffice."
+    )
+
+
+class ConversionError(IngestError):
+    """A document that is not a PDF could not be turned into one (damaged, timed out)."""
+
+    code = "conversion_failed"
+    default_hint = "Open it in the program that made it, save it as PDF, and add that."
+
+
+class ConverterMissingError(IngestError):
+    """An Office document, and LibreOffice (which converts it) is not installed."""
+
+    code = "converter_missing"
+    default_hint = (
+        "Install LibreOffice (Debian/Ubuntu: sudo apt-get install libreoffice-writer-nogui "
+        "libreoffice-impress-nogui) and add the file again."
+    )
 
 
 class NotAFileError(IngestError):

@@ -22,6 +22,7 @@ class Stage(StrEnum):
     """What a long-running service is doing. Members equal their string values."""
 
     FILE = "file"  # ingest: file ``done`` of ``total`` is starting (done == total: all done)
+    CONVERT = "convert"  # ingest: a document that is not a PDF is being turned into one
     PARSE = "parse"  # ingest: pages of one file read
     OCR = "ocr"  # ingest: scanned pages of one file read by OCR
     INDEX = "index"  # ingest: one file's chunks written with their keyword index

@@ -5,7 +5,11 @@ Public API (see docs/CONTRACTS.md):
 - :func:`parse_pdf` ``(path, *, on_progress=None, cancel=None) -> ParsedDocument``;
   raises a specific ``IngestError`` subclass (never a raw PyMuPDF error) or ``Cancelled``.
 - :func:`file_sha` ``(path) -> str``: the document id (16 hex of SHA-256), streamed.
-- :func:`iter_pdf_paths` ``(paths) -> list[Path]``: folders expanded to their PDFs.
+- :func:`iter_pdf_paths` ``(paths) -> list[Path]``: folders expanded to the files Footnote
+  reads (PDFs and :data:`SUPPORTED_SUFFIXES`).
+- :func:`convert_to_pdf` ``(path, out_dir) -> Path``: EPUB, XPS, FB2, MOBI, CBZ, text and
+  Markdown through MuPDF, Office documents through LibreOffice, written as one PDF that
+  ingestion and the viewer both read (see ``convert``).
 - :class:`ParseOptions`: chunk sizes and OCR, built from Settings in one place and passed
   whole by every ingest path (in-process, parse worker, Ray actor).
 
@@ -25,6 +29,12 @@ from __future__ import annotations
 
 from ._mupdf import MUPDF_LOCK
 from .chunker import ChunkParams
+from .convert import (
+    SUPPORTED_SUFFIXES,
+    convert_to_pdf,
+    is_supported_name,
+    needs_conversion,
+)
 from .limits import DEFAULT_LIMITS, Limits
 from .options import ParseOptions
 from .paths import iter_pdf_paths, safe_resolve
@@ -32,12 +42,16 @@ from .pdf import file_sha, parse_pdf
 
 __all__ = [
     "DEFAULT_LIMITS",
+    "SUPPORTED_SUFFIXES",
     "MUPDF_LOCK",
     "ChunkParams",
     "Limits",
     "ParseOptions",
+    "convert_to_pdf",
     "file_sha",
+    "is_supported_name",
     "iter_pdf_paths",
+    "needs_conversion",
     "parse_pdf",
     "safe_resolve",
 ]

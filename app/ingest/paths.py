@@ -15,13 +15,16 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from .convert import is_supported_name
+
 logger = logging.getLogger(__name__)
 
 
 def iter_pdf_paths(paths: Iterable[Path | str]) -> list[Path]:
     """Files to ingest, in a stable order, without duplicates.
 
-    - a folder expands recursively to its ``*.pdf`` files (any case), sorted, hidden
+    - a folder expands recursively to its ``*.pdf`` files and the other documents Footnote
+      reads (EPUB, text, Office...; any case), sorted, hidden
       files and folders skipped;
     - a file given explicitly is kept whatever its extension;
     - a path that does not exist is kept too, so the caller reports it as failed.
@@ -71,10 +74,10 @@ def _walk(folder: Path) -> list[Path]:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         pdf_dirs = {d for d in dirs if _is_pdf_name(d)}
         for name in sorted(files):
-            if _is_pdf_name(name):
+            if is_supported_name(name):  # a PDF, or a document Footnote converts
                 found.append(Path(root) / name)  # regular or not: see the module docstring
         for d in sorted(pdf_dirs):
             sub = Path(root) / d
-            if not any(_is_pdf_name(f) for _, _, fs in os.walk(sub) for f in fs):
+            if not any(is_supported_name(f) for _, _, fs in os.walk(sub) for f in fs):
                 found.append(sub)
     return found

@@ -9,13 +9,14 @@ cancelled or killed run leaves the library consistent and the next run finishes 
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.core.config import Settings
+from app.core.config import Settings, converted_dir
 from app.core.errors import (
     Cancelled,
     FileMissingError,
@@ -175,7 +176,8 @@ class Library:
         """Phase 1: parse and store each file with its keyword index; results in order."""
         from app.ingest import file_sha, parse_pdf
 
-        files = expand_paths(paths)
+        own = self.converted_dir  # the PDFs made from this library's EPUBs etc. are no input
+        files = [p for p in expand_paths(paths) if not p.is_relative_to(own)]
         results: list[IngestResult] = []
         wrote = False
         parser = _parser(self.settings)  # a child process with a memory ceiling, or None
@@ -223,6 +225,7 @@ class Library:
     ) -> IngestResult:
         name = str(path)
         partial = PartialWriter(self.store, self._lock, name)
+        sha = ""
         try:
             sha = file_sha(path)
             known = self.store.get_document(sha)
@@ -237,14 +240,20 @@ class Library:
                         self.store.set_file(sha, name)
                 return self._result(name, "unchanged", known)
             options = self.parse_options
+            source = self._converted(path, sha, progress, cancel)
+            on_partial: Any = partial
+            if source != path:
+                on_partial = lambda p: partial(_adopted(p, sha, path))  # noqa: E731
             parsed: ParsedDocument = parse_pdf(
-                path,
+                source,
                 on_progress=progress,
                 cancel=cancel,
                 params=options.params,
                 ocr=options.ocr,
-                on_partial=partial,
+                on_partial=on_partial,
             )
+            if source != path:
+                parsed = _adopted(parsed, sha, path)
             doc = parsed.document.model_copy(update={"file": name, "status": "indexed"})
             parsed = parsed.model_copy(update={"document": doc})
             with self._lock:
@@ -259,6 +268,8 @@ class Library:
                         raise
                     return self._result(name, "unchanged", other)
                 progress(Progress(Stage.INDEX, 1, 1, file=name))
+            for old_id in replaced if isinstance(replaced, list) else []:
+                self._drop_converted(old_id)
             stored = self.store.get_document(doc.doc_id)
             result = self._result(name, "updated" if replaced else "added", stored)
             result.ocr_pages = len(parsed.ocr_pages)
@@ -267,6 +278,7 @@ class Library:
             raise  # a partial document stays: its pages are searchable, the next run redoes it
         except IngestError as exc:
             partial.discard()  # a failed file leaves nothing behind
+            self._drop_unstored(sha)
             return self._failed(name, exc)
         except FileNotFoundError as exc:
             partial.discard()
@@ -286,6 +298,50 @@ class Library:
                 error=f"Unexpected error while adding {path.name}: {exc}",
                 error_code="internal_error",
             )
+
+    # --- documents that are not PDFs: read (and shown) through a converted PDF -------------
+
+    @property
+    def converted_dir(self) -> Path:
+        """Where the PDFs made from EPUB, DOCX... files are kept (``<dir>/<doc_id>/``)."""
+        return converted_dir(self.settings.library)
+
+    def view_file(self, doc: Document) -> Path:
+        """The PDF the viewer shows for ``doc``: its own file, or the PDF it was converted
+        to (whose pages its citations' rectangles were measured on)."""
+        from app.ingest import needs_conversion
+
+        if not needs_conversion(doc.file):
+            return Path(doc.file)
+        folder = self.converted_dir / doc.doc_id
+        found = sorted(folder.glob("*.pdf")) if folder.is_dir() else []
+        return found[0] if found else folder / f"{Path(doc.file).stem}.pdf"
+
+    def _converted(
+        self, path: Path, sha: str, progress: ProgressCallback, cancel: CancelToken | None
+    ) -> Path:
+        """``path`` itself for a PDF (or an unknown type, which the PDF reader refuses with
+        the right words); else the PDF it converts to, written under ``converted_dir``."""
+        from app.ingest import convert_to_pdf, needs_conversion
+
+        if not needs_conversion(path):
+            return path
+        progress(Progress(Stage.CONVERT, 0, 1, file=str(path)))
+        out = self.converted_dir / sha
+        if out.is_dir():
+            shutil.rmtree(out, ignore_errors=True)  # a conversion an earlier run left
+        pdf = convert_to_pdf(path, out, cancel=cancel)
+        progress(Progress(Stage.CONVERT, 1, 1, file=str(path)))
+        return pdf
+
+    def _drop_converted(self, doc_id: str) -> None:
+        if doc_id:
+            shutil.rmtree(self.converted_dir / doc_id, ignore_errors=True)
+
+    def _drop_unstored(self, doc_id: str) -> None:
+        """A conversion whose document did not make it into the library leaves nothing."""
+        if doc_id and self.store.get_document(doc_id) is None:
+            self._drop_converted(doc_id)
 
     @staticmethod
     def _result(name: str, status: Any, doc: Document | None) -> IngestResult:
@@ -400,6 +456,7 @@ class Library:
             removed = self.store.remove(doc_id)
             if removed:
                 self.store.optimize()
+                self._drop_converted(doc_id)
             return removed
 
     def search(
@@ -451,6 +508,21 @@ def _parser(settings: Settings) -> Any:
     if settings.isolate_parsing:
         return ParseWorker()
     return None
+
+
+def _adopted(parsed: ParsedDocument, doc_id: str, source: Path) -> ParsedDocument:
+    """A document parsed from a converted PDF, given the id of the file the user added (its
+    content hash: "unchanged" and "moved" are judged on that file) and that file's size and
+    time. The chunk ids follow the id; their text and rectangles are the PDF's."""
+    st = source.stat()
+    document = parsed.document.model_copy(
+        update={"doc_id": doc_id, "file": str(source), "size": st.st_size, "mtime": st.st_mtime}
+    )
+    chunks = [
+        c.model_copy(update={"doc_id": doc_id, "chunk_id": Chunk.make_id(doc_id, c.ordinal)})
+        for c in parsed.chunks
+    ]
+    return parsed.model_copy(update={"document": document, "chunks": chunks})
 
 
 def _for_file(progress: ProgressCallback, file: str, index: int, count: int) -> ProgressCallback:

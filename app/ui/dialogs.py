@@ -9,7 +9,8 @@ from app import __version__
 from app.core.resources import DEFAULT_CHAT_MODEL_NAME, DEFAULT_EMBEDDER_NAME
 
 SHORTCUTS: list[tuple[str, str]] = [
-    ("Ctrl+O", "Add PDFs…"),
+    ("Ctrl+O", "Add documents…"),
+    ("Ctrl+Shift+O", "Add folder… (once, or kept in sync)"),
     ("Ctrl+N", "New conversation (follow-up questions start afresh)"),
     ("Ctrl+,", "Settings"),
     ("Ctrl+Q", "Quit"),

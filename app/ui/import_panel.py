@@ -35,6 +35,7 @@ from app.ui.widgets import ElidedLabel
 logger = logging.getLogger(__name__)
 
 STAGE_WORDS = {
+    Stage.CONVERT: "Converting to PDF",
     Stage.PARSE: "Reading pages",
     Stage.OCR: "Reading scanned pages (OCR)",
     Stage.INDEX: "Indexing",

@@ -7,6 +7,7 @@ Why here: this is the only place that connects the panels to each other and to t
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -23,13 +24,16 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QProgressBar,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-from app.core.config import Settings
+from app.core.config import Settings, user_library_dir
+from app.core.formats import file_dialog_filter, is_supported_name
+from app.core.location import is_remote, parse_location, redact
 from app.core.models import Answer, Citation, Document, IngestOutcome, Source
 from app.core.progress import Progress, Stage
 from app.core.terminal import safe_line
@@ -45,6 +49,8 @@ from app.ui.pdf_viewer import PdfViewer
 from app.ui.prefs import (
     appearance,
     forget_model,
+    recent_libraries,
+    remember_library,
     remember_model,
     save_appearance,
     save_settings,
@@ -65,14 +71,26 @@ ASK_PHASES = {
 }
 
 
+def library_name(location: Path | str) -> str:
+    """A library in a few words for the window title and the recent list: the default one is
+    "My library", a folder its name, a team library the last part of its URI."""
+    location = parse_location(location)
+    if is_remote(location):
+        return redact(location).rstrip("/").rsplit("/", 1)[-1]
+    if Path(location) == user_library_dir():
+        return "My library"
+    return Path(location).name or str(location)
+
+
 def local_pdf_paths(urls: list) -> list[Path]:  # list[QUrl]
-    """Local files ending in .pdf and folders (the library expands folders)."""
+    """Local files and folders (the library expands folders to the documents it reads: PDF,
+    EPUB, text, Office...; a file of another type is kept so its row says why it failed)."""
     out = []
     for url in urls:
         if not url.isLocalFile():
             continue
         p = Path(url.toLocalFile())
-        if p.is_dir() or p.suffix.lower() == ".pdf" or p.is_file():
+        if p.is_dir() or is_supported_name(p.name) or p.is_file():
             out.append(p)
     return out
 
@@ -125,7 +143,7 @@ class MainWindow(QMainWindow):
         lay.addWidget(self.messages)
         lay.addWidget(self.main_split, 1)
         self.setCentralWidget(central)
-        self.drop_overlay = QLabel("Drop to add these PDFs to your library", self)
+        self.drop_overlay = QLabel("Drop to add these documents to your library", self)
         self.drop_overlay.setObjectName("dropOverlay")
         self.drop_overlay.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.drop_overlay.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
@@ -140,6 +158,9 @@ class MainWindow(QMainWindow):
         self.docs_label = QLabel("")
         self.statusBar().addWidget(self.model_busy)
         self.statusBar().addWidget(self.model_label)
+        self.watch_label = QLabel("")
+        self.watch_label.setVisible(False)
+        self.statusBar().addPermanentWidget(self.watch_label)
         self.statusBar().addPermanentWidget(self.docs_label)
 
         self._build_menus()
@@ -158,11 +179,19 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         m = self.menuBar().addMenu("&File")
         self.act_add = self._action(
-            m, "&Add PDFs…", self.add_pdfs, QKeySequence.StandardKey.Open, "add"
+            m, "&Add documents…", self.add_pdfs, QKeySequence.StandardKey.Open, "add"
         )
         self.act_new = self._action(
             m, "&New conversation", self.new_conversation, QKeySequence.StandardKey.New
         )
+        self.act_add_folder = self._action(
+            m, "Add &folder…", self.add_folder, QKeySequence("Ctrl+Shift+O"), "folder"
+        )
+        m.addSeparator()
+        self._action(m, "Open &library…", self.open_library_dialog, None, "library")
+        self.recent_menu = m.addMenu("Open &recent library")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_libraries)
+        m.addSeparator()
         self._action(m, "&Settings…", self.open_settings, QKeySequence("Ctrl+,"), "settings")
         m.addSeparator()
         self._action(m, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -256,6 +285,9 @@ class MainWindow(QMainWindow):
         s.model_state.connect(self._model_state)
         s.model_failed.connect(self._model_failed)
         s.error.connect(self._session_error)
+        s.watching.connect(self._watching)
+        s.watch_progress.connect(self._watch_progress)
+        s.watch_report.connect(self._watch_report)
         self.library.add_requested.connect(self.add_pdfs)
         self.library.remove_requested.connect(self.session.remove)
         self.library.open_requested.connect(self._open_document)
@@ -307,10 +339,16 @@ class MainWindow(QMainWindow):
         self.library.set_read_only(ro)
         self.act_add.setVisible(not ro)
         self.setAcceptDrops(not ro)
-        self.setWindowTitle("Footnote — Team library (read-only)" if ro else "Footnote")
+        self.act_add_folder.setVisible(not ro)
+        where = self.session.settings.library
+        title = f"Footnote — {library_name(where)}"
+        if ro:
+            title += " — Team library (read-only)" if is_remote(where) else " (read-only)"
+        self.setWindowTitle(title)
 
     def _session_ready(self) -> None:
         self._show_read_only()
+        remember_library(self.session.settings.library)
         self._resumed_embedding = False
         self.model_label.setText("Library open")
         self.messages.dismiss("opening")
@@ -338,10 +376,79 @@ class MainWindow(QMainWindow):
 
     def add_pdfs(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(
-            self, "Add PDFs", str(Path.home()), "PDF files (*.pdf);;All files (*)"
+            self, "Add documents", str(Path.home()), file_dialog_filter()
         )
         if files:
             self.ingest([Path(f) for f in files])
+
+    def add_folder(self) -> None:
+        """File → Add folder…: pick a folder, then add it once or keep it in sync."""
+        folder = QFileDialog.getExistingDirectory(self, "Add folder", str(Path.home()))
+        if not folder:
+            return
+        box = QMessageBox(self)
+        box.setWindowTitle("Add folder")
+        box.setText(f"Keep “{Path(folder).name}” in sync?")
+        box.setInformativeText(
+            "Footnote watches the folder: new files are added, changed files read again, "
+            "deleted files removed, and what changed while Footnote was closed is caught up "
+            "on at the next start."
+        )
+        sync = box.addButton("Keep in sync", QMessageBox.ButtonRole.AcceptRole)
+        once = box.addButton("Add once", QMessageBox.ButtonRole.ActionRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(sync)
+        box.exec()
+        if box.clickedButton() in (sync, once):
+            self.add_folder_path(Path(folder), keep_in_sync=box.clickedButton() is sync)
+
+    def add_folder_path(self, folder: Path, *, keep_in_sync: bool) -> None:
+        if not keep_in_sync:
+            self.ingest([folder])
+            return
+        if self.session.read_only or self.session.library is None:
+            self.messages.show_message(
+                "info", "Folders can be kept in sync once the library is open and writable."
+            )
+            return
+        self.session.add_watched(folder)
+        self.messages.show_message(
+            "info",
+            f"Keeping {safe_line(folder.name)} in sync; its documents are being added.",
+            key="watch",
+        )
+
+    def _watching(self, folders: list[Path]) -> None:
+        n = len(folders)
+        self.watch_label.setVisible(bool(folders))
+        self.watch_label.setText(f"Watching {n} folder{'s' if n != 1 else ''}")
+        self.watch_label.setToolTip("\n".join(str(f) for f in folders))
+
+    def _watch_progress(self, p: Progress) -> None:
+        if p.stage is Stage.FILE and p.file and p.done < p.total:
+            self.statusBar().showMessage(
+                f"Syncing watched folders: {safe_line(Path(p.file).name)} "
+                f"({p.done + 1} of {p.total})",
+                5000,
+            )
+
+    def _watch_report(self, report: object) -> None:
+        results = getattr(report, "outcome", None)
+        results = results.results if results is not None else []
+        counts = {s: sum(r.status == s for r in results) for s in ("added", "updated", "failed")}
+        removed = len(getattr(report, "removed", []))
+        parts = [f"{n} {s}" for s, n in counts.items() if n]
+        if removed:
+            parts.append(f"{removed} removed")
+        if parts:
+            failed = [r for r in results if r.status == "failed"]
+            details = "; ".join(f"{Path(r.file).name}: {r.error}" for r in failed[:3])
+            self.messages.show_message(
+                "warning" if failed else "info",
+                "Watched folders: " + ", ".join(parts) + ".",
+                safe_line(details),
+                key="watch",
+            )
 
     def open_files(self, paths: list[Path]) -> None:
         """Files from the command line or from a second launch: bring the window up, import."""
@@ -564,8 +671,15 @@ class MainWindow(QMainWindow):
 
     # --- evidence --------------------------------------------------------------------
     def _doc_path(self, doc_id: str, fallback: str) -> Path:
+        """The PDF the viewer shows: the document's own file, or the PDF an EPUB, DOCX...
+        was converted to (the one its citations' rectangles were measured on)."""
+        lib = self.session.library
         doc = self.session.document(doc_id)
-        return Path(doc.file) if doc else Path(fallback)
+        if doc is None and lib is not None:  # imported a moment ago: not listed yet
+            doc = lib.get_document(doc_id)
+        if doc is None:
+            return Path(fallback)
+        return lib.view_file(doc) if lib is not None else Path(doc.file)
 
     def open_citation(self, answer: Answer, n: int) -> None:
         cits: list[Citation] = render.citations_by_n(answer).get(n, [])
@@ -622,9 +736,10 @@ class MainWindow(QMainWindow):
 
     def _open_document(self, doc_id: str) -> None:
         doc = self.session.document(doc_id)
-        if doc is not None and Path(doc.file).is_file():
+        path = self._doc_path(doc_id, doc.file) if doc is not None else None
+        if path is not None and path.is_file():
             self.set_panel("viewer", True)
-            self.viewer.open(Path(doc.file), 1)
+            self.viewer.open(path, 1)
 
     # --- misc actions -----------------------------------------------------------------
     def copy_answer(self, answer: Answer) -> None:
@@ -687,6 +802,47 @@ class MainWindow(QMainWindow):
 
     def show_shortcuts(self) -> None:
         ShortcutsDialog(self).exec()
+
+    # --- several libraries ----------------------------------------------------------
+    def open_library_dialog(self) -> None:
+        """File → Open library…: a folder (an empty one becomes a new library)."""
+        folder = QFileDialog.getExistingDirectory(
+            self,
+            "Open library",
+            str(Path(self.session.settings.library).parent)
+            if not is_remote(self.session.settings.library)
+            else str(Path.home()),
+        )
+        if folder:
+            self.open_library(Path(folder))
+
+    def _fill_recent_libraries(self) -> None:
+        self.recent_menu.clear()
+        current = redact(self.session.settings.library)
+        items = [r for r in recent_libraries() if r != current]
+        for loc in items:
+            act = self.recent_menu.addAction(f"{library_name(loc)} — {loc}")
+            act.triggered.connect(lambda _=False, loc=loc: self.open_library(loc))
+        if not items:
+            act = self.recent_menu.addAction("No other library yet")
+            act.setEnabled(False)
+
+    def open_library(self, location: Path | str) -> None:
+        """Switch this window to another library: its documents, its watched folders, its
+        conversation (each library keeps its own); the current conversation is saved with
+        the library it belongs to."""
+        location = parse_location(location)
+        if location == self.session.settings.library:
+            return
+        if self.ingest_job is not None:
+            self.messages.show_message(
+                "info", "Wait for the import to finish (or cancel it) before switching libraries."
+            )
+            return
+        read_only = None if not os.environ.get("FOOTNOTE_READ_ONLY") else self.session.read_only
+        new = self.session.settings.model_copy(update={"library": location, "read_only": read_only})
+        self.apply_settings(new)
+        self._show_read_only()
 
     def open_settings(self) -> None:
         dlg = SettingsDialog(self.session.settings, self)

@@ -109,3 +109,23 @@ def save_appearance(mode: str) -> None:
     qs = qsettings()
     qs.setValue(APPEARANCE_KEY, mode)
     qs.sync()
+
+
+def recent_libraries() -> list[str]:
+    """Libraries opened in this window before, newest first (folders or team-library URIs)."""
+    value = qsettings().value("library/recent", [])
+    if isinstance(value, str):
+        value = [value]
+    return [v for v in (value or []) if isinstance(v, str) and v]
+
+
+def remember_library(location: Path | str) -> None:
+    """Put ``location`` first in the recent libraries (at most 8; URIs kept without their
+    credentials or query string)."""
+    from app.core.location import redact
+
+    text = redact(location)
+    items = [text] + [v for v in recent_libraries() if v != text]
+    qs = qsettings()
+    qs.setValue("library/recent", items[:8])
+    qs.sync()

@@ -2,8 +2,8 @@
 
 Why: widgets should only say *what* to do (ingest these paths, ask this question); this
 object decides *where* it runs. Pools: "model" (load model, answer: one at a time, the model
-is not re-entrant), "ingest" (parse, index, embed) and "io" (quick library queries, creating
-the services). Every result comes back as a Qt signal on the GUI thread.
+is not re-entrant), "ingest" (parse, index, embed), "io" (quick library queries, creating
+the services) and "watch" (the library's watched folders, followed while the window is open). Every result comes back as a Qt signal on the GUI thread.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from app.core.config import Settings
 from app.core.errors import FootnoteError
 from app.core.location import is_remote
 from app.core.models import Answer, Document, IngestOutcome
-from app.core.progress import Progress
+from app.core.progress import Progress, Stage
 from app.generation import server_label
 from app.services.ingest_process import ingest_in_child
 from app.ui.workers import Job, JobRunner
@@ -47,6 +47,9 @@ class Session(QObject):
     documents_changed = Signal(list)  # list[Document]
     model_state = Signal(str, bool)  # message, busy
     model_failed = Signal(object)  # exception while loading a model
+    watch_progress = Signal(object)  # Progress of a watched folder's import
+    watch_report = Signal(object)  # SyncReport: what one sync step of the watched folders did
+    watching = Signal(list)  # list[Path]: the folders now followed (empty: none)
     error = Signal(str, str)  # message, details
 
     def __init__(self, settings: Settings, parent: QObject | None = None) -> None:
@@ -60,6 +63,8 @@ class Session(QObject):
         self.model_loaded = False
         self.search_ready = False
         self.closed = False  # shut down: a job finishing late must not start another
+        self.watch_job: Job | None = None
+        self.watched: list[Path] = []
         # Workers run Python between native calls; a shorter GIL switch interval (default
         # 5 ms) lets the GUI thread take the GIL back sooner, keeping the window fluid.
         sys.setswitchinterval(0.001)
@@ -94,9 +99,11 @@ class Session(QObject):
         self.ready.emit()
         self.refresh_documents()
         self.load_model()
+        self.watch()  # catch up on the watched folders, then follow them
 
     def reopen(self, settings: Settings) -> None:
         """Library folder or embedder changed: build fresh services for the new settings."""
+        self._stop_watching()
         self.settings = desktop_settings(settings)
         self.library = None
         self.asker = None
@@ -188,6 +195,62 @@ class Session(QObject):
             on_done=self.refresh_documents,
             on_failed=self._fail("Could not remove the document."),
         )
+
+    # --- watched folders ---------------------------------------------------------------
+    def add_watched(self, folder: Path) -> None:
+        """Remember ``folder`` in the library as kept in sync, and follow it from now on (its
+        files are imported by the catch-up that starts the watch)."""
+        from app.services.watch import WatchList
+
+        WatchList(self.settings.library).add([folder])
+        self.watch()
+
+    def watch(self) -> None:
+        """(Re)start following the library's watched folders: catch up on what changed while
+        the window was closed, then follow their events (app/services/watch.py) on the
+        "watch" pool until the window closes. Imports run in a child process, as a drop's."""
+        from app.services.watch import FolderSync, SyncReport, WatchList
+
+        lib = self.library
+        self._stop_watching()
+        if lib is None or self.read_only or self.closed:
+            return
+        folders = [f for f in WatchList(self.settings.library).folders() if f.is_dir()]
+        self.watched = folders
+        self.watching.emit(folders)
+        if not folders:
+            return
+        settings = self.settings
+
+        def ingest(paths: Sequence[Path], **kwargs: object) -> IngestOutcome:
+            return ingest_in_child(settings, paths, **kwargs)  # type: ignore[arg-type]
+
+        def work(job: Job) -> None:
+            sync = FolderSync(lib, folders, ingest=ingest)
+            sync.run(job.cancel, on_progress=job.report, on_report=job.report)  # type: ignore[arg-type]
+
+        def event(item: object) -> None:
+            if isinstance(item, SyncReport):
+                self.refresh_documents()
+                self.warm_words()
+                self.watch_report.emit(item)
+                return
+            if isinstance(item, Progress) and item.stage is Stage.INDEXED:
+                self.refresh_documents()  # keyword-searchable now; embedding follows
+            self.watch_progress.emit(item)
+
+        self.watch_job = self.runner.submit(
+            "watch",
+            work,
+            name="watch",
+            on_progress=event,  # type: ignore[arg-type]
+            on_failed=self._fail("Could not keep the watched folders in sync."),
+        )
+
+    def _stop_watching(self) -> None:
+        if self.watch_job is not None:
+            self.watch_job.cancel.cancel()
+            self.watch_job = None
 
     # --- model ----------------------------------------------------------------------
     def load_model(self, *, on_failed: Callable[[BaseException], None] | None = None) -> None:

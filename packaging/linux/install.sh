@@ -92,7 +92,7 @@ Icon=footnote
 Terminal=false
 Categories=Office;Viewer;Education;
 Keywords=PDF;citation;question;answer;search;
-MimeType=application/pdf;
+MimeType=application/pdf;application/epub+zip;application/oxps;application/vnd.ms-xpsdocument;application/x-fictionbook+xml;application/x-mobipocket-ebook;application/vnd.comicbook+zip;application/x-cbz;text/plain;text/markdown;application/vnd.openxmlformats-officedocument.wordprocessingml.document;application/vnd.openxmlformats-officedocument.presentationml.presentation;application/vnd.openxmlformats-officedocument.spreadsheetml.sheet;application/vnd.oasis.opendocument.text;application/vnd.oasis.opendocument.presentation;application/vnd.oasis.opendocument.spreadsheet;application/msword;application/vnd.ms-powerpoint;application/vnd.ms-excel;application/rtf;
 StartupNotify=true
 StartupWMClass=Footnote
 EOF

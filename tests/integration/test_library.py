@@ -75,9 +75,9 @@ def test_each_bad_file_fails_with_its_own_message_and_good_ones_ingest(
     bad = _bad_inputs(tmp_path / "bad")
     good1 = pf.make_manual_pdf(tmp_path / "good1.pdf")
     good2 = pf.make_two_column_pdf(tmp_path / "good2.pdf")
-    text_file = tmp_path / "readme.txt"
-    text_file.write_text("plain text, not a PDF")
-    bad[text_file] = errors.NotAPdfError
+    image = tmp_path / "photo.png"  # a type Footnote does not read (text files it does)
+    image.write_bytes(b"\x89PNG\r\n\x1a\n not a document")
+    bad[image] = errors.NotAPdfError
     paths = [good1, *bad, good2]
 
     results = library.ingest(paths).results
@@ -97,12 +97,12 @@ def test_each_bad_file_fails_with_its_own_message_and_good_ones_ingest(
     assert hits and "E42" in hits[0].text
 
 
-def test_folder_expands_to_its_pdfs_only(library: Library, tmp_path: Path) -> None:
+def test_folder_expands_to_its_documents_only(library: Library, tmp_path: Path) -> None:
     folder = tmp_path / "papers"
     (folder / "sub").mkdir(parents=True)
     pf.make_manual_pdf(folder / "b.pdf")
     pf.make_two_column_pdf(folder / "sub" / "a.PDF")
-    (folder / "notes.txt").write_text("ignored inside folders")
+    (folder / "photo.jpg").write_bytes(b"\xff\xd8\xff ignored inside folders")
     results = library.ingest([folder], embed=False).results
     assert sorted(Path(r.file).name for r in results) == ["a.PDF", "b.pdf"]
     assert all(r.status == "added" for r in results)

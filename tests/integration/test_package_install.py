@@ -100,6 +100,12 @@ def install_check_uninstall(tarball: Path, tmp_path: Path, *, timeout: float) ->
     assert d["Type"] == "Application" and d["Name"] == "Footnote" and d["Icon"] == "footnote"
     assert d["Exec"] == f'"{exe}" %F'
     assert "application/pdf" in d["MimeType"].split(";")
+    # "Open with Footnote" on the other documents it reads too (app/core/formats.py).
+    assert {
+        "application/epub+zip",
+        "text/markdown",
+        "application/vnd.oasis.opendocument.text",
+    } <= set(d["MimeType"].split(";"))
     validator = shutil.which("desktop-file-validate")
     if validator:
         check = subprocess.run([validator, str(desktop)], capture_output=True, text=True)

@@ -112,6 +112,9 @@ def test_gui_import_check_needs_a_child_process_in_the_log(tmp_path: Path) -> No
         (["--library", "/tmp/lib"], True),
         (["-v", "--smoke"], True),
         (["/home/me/paper.PDF"], True),
+        (["/home/me/book.epub"], True),  # "Open with Footnote" on any document it reads
+        (["notes.md"], True),
+        (["memo.DOCX"], True),
         (["ingest", "paper.pdf"], False),
         (["docs", "--json"], False),
         (["--version"], False),

@@ -128,7 +128,7 @@ def test_folder_walk_keeps_special_files_as_rows(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.pdf")
     (tmp_path / "loop.pdf").symlink_to(tmp_path / "loop.pdf")
     (tmp_path / "empty.pdf").mkdir()
-    (tmp_path / "notes.txt").write_text("not a pdf")
+    (tmp_path / "photo.png").write_bytes(b"\x89PNG")  # not a document Footnote reads
     found = {p.name for p in iter_pdf_paths([tmp_path])}
     assert found == {"good.pdf", "pipe.pdf", "loop.pdf", "empty.pdf"}
     assert safe_resolve(tmp_path / "loop.pdf") == (tmp_path / "loop.pdf").absolute()

@@ -262,7 +262,7 @@ def test_iter_pdf_paths(tmp_path: Path) -> None:
     a = pf.make_manual_pdf(root / "b.pdf")
     b = pf.make_two_column_pdf(root / "sub" / "A.PDF")
     c = pf.make_no_outline_pdf(root / "sub" / "deeper" / "c.Pdf")
-    (root / "notes.txt").write_text("x")
+    (root / "photo.png").write_bytes(b"\x89PNG")  # not a document Footnote reads
     (root / ".hidden" / "secret.pdf").write_bytes(b"%PDF-")
     explicit = pf.make_not_pdf(tmp_path / "notes.txt")
     missing = tmp_path / "missing.pdf"
