@@ -323,8 +323,9 @@ class Summarizer:
         """Per group, its most central sentences, in document order."""
         ids, vecs = self.library.chunk_vectors(doc_id)
         row = {cid: i for i, cid in enumerate(ids)}
-        embedder = self.library.embedder
-        semantic = embedder is not None and len(ids) > 0
+        embedder = self.library.embedder if ids else None
+        # Vectors of another embedder (the library's was changed since) are not compared.
+        semantic = embedder is not None and vecs.shape[1] == embedder.dim
         per_group = max(
             MIN_CANDIDATES, min(MAX_CANDIDATES, CANDIDATE_BUDGET // max(len(groups), 1))
         )
@@ -346,7 +347,7 @@ class Summarizer:
             cands.sort(key=lambda p: -_cos(_bag(p.text), bag))
             plans.append((g, centroid, bag, cands[:per_group]))
         texts = [p.text for _, centroid, _, cands in plans if centroid is not None for p in cands]
-        sent_vecs = embedder.embed(texts) if (embedder is not None and texts) else None
+        sent_vecs = embedder.embed(texts) if (semantic and embedder is not None and texts) else None
         out: list[list[_Pick]] = []
         k = 0
         for i, (g, centroid, bag, cands) in enumerate(plans):
