@@ -188,3 +188,15 @@ def test_which_document_when_several_and_none_ticked(tmp_path: Path, library: Li
     assert doc is None and section is None and why == WHICH_DOCUMENT_TEXT
     doc, _, _ = Summarizer(lib).resolve(SummaryRequest(), doc_ids=["doc"])
     assert doc is not None and doc.doc_id == "doc"
+
+
+def test_a_summary_question_in_a_conversation_is_never_rewritten(library: Library) -> None:
+    from app.services.conversation import Conversation
+
+    conversation = Conversation(AskService(library, chat_model=ScriptedModel([])))
+    conversation.turns.append(
+        conversation.asker.ask("What is this document about?")  # type: ignore[attr-defined]
+    )
+    assert conversation.understand("Summarize it") is None
+    answer = conversation.ask("What is it about?")
+    assert answer.kind == "summary" and answer.understood_as is None
