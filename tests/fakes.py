@@ -237,6 +237,12 @@ class FakeLibrary:
             )
         ]
 
+    def chunks_of(self, doc_id: str, *, charmap: bool = True) -> list[Chunk]:
+        return [c for c in self.chunks_by_id.values() if c.doc_id == doc_id]
+
+    def chunk_vectors(self, doc_id: str) -> tuple[list[str], np.ndarray]:
+        return [], np.zeros((0, 64), dtype=np.float32)  # never embedded
+
     @property
     def embedder(self) -> None:  # no embedder: relevance by word overlap
         return None

@@ -163,6 +163,7 @@ def _ask_interactive(
         label = {
             "generated": "Checked answer",
             "extractive": "From the sources (the model's answer could not be verified)",
+            "summary": "Summary (the document's own sentences, each cited)",
             "refusal": "No answer",
         }[answer.kind]
         if text:

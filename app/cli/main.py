@@ -26,6 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "app.cli.cmd_chat",
         "A conversation: one question per line on stdin; follow-ups understood in context.",
     ),
+    "summarize": (
+        "app.cli.cmd_summarize",
+        "Summarise a document: its sections in its own sentences, each a verified citation.",
+    ),
     "metrics": ("app.cli.cmd_metrics", "Print in-process metrics (Prometheus text format)."),
 }
 

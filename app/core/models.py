@@ -20,7 +20,7 @@ ValidationStatus = Literal["GREEN", "YELLOW", "RED", "REFUSED"]
 real but the evidence covers the question only in part (or a claim is uncited); RED: citations
 that could not be verified; REFUSED: the documents do not answer (``Answer.kind`` "refusal")."""
 AnswerMode = Literal["answer", "refuse"]
-AnswerKind = Literal["generated", "extractive", "refusal"]
+AnswerKind = Literal["generated", "extractive", "summary", "refusal"]
 DropReason = Literal[
     "out_of_range",
     "not_retrieved",
@@ -232,7 +232,8 @@ class Answer(BaseModel):
     mode: AnswerMode
     kind: AnswerKind = Field(
         default="generated",
-        description="'generated' by the model, 'extractive' (cited source sentences), or 'refusal'.",
+        description="'generated' by the model, 'extractive' (cited source sentences), 'summary'"
+        " (an outline of a document's sections in its own cited sentences), or 'refusal'.",
     )
     answer: str
     citations: list[Citation] = Field(default_factory=list)

@@ -32,6 +32,7 @@ class Stage(StrEnum):
     RETRIEVE = "retrieve"  # ask: searching the library
     LOAD_MODEL = "load_model"  # ask: loading the chat model
     GENERATE = "generate"  # ask: the model writes the answer
+    SUMMARIZE = "summarize"  # summary: sections of a document read (done of total)
 
 
 @dataclass(frozen=True)

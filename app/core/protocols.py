@@ -103,25 +103,42 @@ class ChatModel(Protocol):
         ...
 
 
-class AskLibrary(Protocol):
-    """What the ask service uses of a library (:class:`app.services.library.Library`)."""
-
-    settings: Settings
+class SummaryLibrary(Protocol):
+    """What a document summary uses of a library (:class:`app.services.library.Library`):
+    a document's stored chunks and their stored vectors, read back rather than embedded
+    again."""
 
     @property
     def embedder(self) -> Embedder | None:
         """The library's embedder (None: no embedder; relevance is judged by word overlap)."""
         ...
 
+    def documents(self) -> list[Document]: ...
+
+    def chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """Chunks with their character maps (for a citation's rectangles), in the order asked."""
+        ...
+
+    def chunks_of(self, doc_id: str, *, charmap: bool = True) -> list[Chunk]:
+        """Every chunk of a document in document order (``charmap=False``: without maps)."""
+        ...
+
+    def chunk_vectors(self, doc_id: str) -> tuple[list[str], np.ndarray]:
+        """The stored vectors of a document's embedded chunks: (chunk ids, ``(n, dim)``
+        float32 array, L2-normalised), in chunk order; none yet: ``([], empty array)``."""
+        ...
+
+
+class AskLibrary(SummaryLibrary, Protocol):
+    """What the ask service uses of a library (:class:`app.services.library.Library`)."""
+
+    settings: Settings
+
     def search(
         self, query: str, *, top_k: int | None = None, doc_ids: Sequence[str] | None = None
     ) -> tuple[list[SearchHit], dict[str, float]]:
         """Ranked hits and timings_ms (at least "total")."""
         ...
-
-    def documents(self) -> list[Document]: ...
-
-    def chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]: ...
 
     def term_counts(self, words: Iterable[str]) -> tuple[dict[str, int], int]:
         """How many chunks of the whole library contain each word (full-text index), and

@@ -51,6 +51,7 @@ from app.services.answers import (
 )
 from app.services.ask_steps import AskRun, Attempt
 from app.services.metrics import metrics
+from app.services.summary import Summarizer, SummaryRequest, summary_request
 from app.validation.support import SupportCheck, neighbour_candidates
 
 logger = logging.getLogger(__name__)
@@ -92,6 +93,7 @@ class AskService:
         self._gen_lock = threading.Lock()  # one generation at a time
         self._asking = 0  # questions being answered now (warm_words waits for none)
         self._asking_lock = threading.Lock()
+        self.summaries = Summarizer(library)
 
     # --- model -------------------------------------------------------------------------------
     @property
@@ -232,6 +234,11 @@ class AskService:
         nothing to go on refuses, and says why."""
         if not run.question:
             return run.refusal(EMPTY_QUESTION_TEXT)
+        request = summary_request(run.question)
+        if request is not None:  # "What is this document about?", "Summarise chapter 3"
+            summary = self._summary(run, request)
+            if summary is not None:
+                return summary
         if not steps.retrieve(run, self.library):
             return run.refusal(NO_HITS_TEXT if self.library.documents() else EMPTY_LIBRARY_TEXT)
         model = self.model
@@ -268,6 +275,38 @@ class AskService:
             with self._gen_lock:
                 answer = self._respond(run, model, bundle)
         return self._judge(run, answer, bundle, concepts)
+
+    def summarize(
+        self,
+        doc_id: str,
+        *,
+        section: str | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Answer:
+        """An outline of document ``doc_id`` (or of its top-level ``section``) in its own
+        cited sentences (:class:`~app.services.summary.Summarizer`); no chat model needed."""
+        answer = self.summaries.summarize(
+            doc_id, section=section, on_progress=on_progress, cancel=cancel
+        )
+        metrics().record(answer)
+        return answer
+
+    def _summary(self, run: AskRun, request: SummaryRequest) -> Answer | None:
+        """A summary question answered by the summarizer; None when what it names is no
+        document or section here (it is then asked like any question)."""
+        doc, section, why = self.summaries.resolve(request, run.doc_ids)
+        if doc is None:
+            return run.refusal(why) if why else None
+        answer = self.summaries.summarize(
+            doc.doc_id,
+            section=section,
+            question=run.question,
+            on_progress=run.progress,
+            cancel=run.cancel,
+        )
+        run.timings.update(answer.timings_ms)
+        return answer
 
     # --- verdict -------------------------------------------------------------------------------
     def _embed(self) -> verdict.CachedEmbed | None:

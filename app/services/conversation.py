@@ -19,6 +19,7 @@ from app.core.followup import RuleRewriter
 from app.core.models import Answer
 from app.core.progress import CancelToken, ProgressCallback, TokenCallback
 from app.core.protocols import QuestionRewriter, Turn
+from app.services.summary import summary_request
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +62,8 @@ class Conversation:
 
     def understand(self, question: str) -> str | None:
         """The standalone question ``question`` means here, or None when it stands alone."""
+        if summary_request(question) is not None:  # "Summarise it": a document, not a turn
+            return None
         history = [Turn(a.question, a.understood_as) for a in self.turns[-HISTORY_TURNS:]]
         understood = self.rewriter.rewrite(question.strip(), history)
         if understood is None or not understood.strip():

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from app.core.config import Settings, converted_dir
 from app.core.errors import (
     Cancelled,
@@ -424,6 +426,12 @@ class Library:
 
     def chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         return self.store.get_chunks(chunk_ids)
+
+    def chunks_of(self, doc_id: str, *, charmap: bool = True) -> list[Chunk]:
+        return self.store.chunks_of(doc_id, charmap=charmap)
+
+    def chunk_vectors(self, doc_id: str) -> tuple[list[str], np.ndarray]:
+        return self.store.chunk_vectors(doc_id)
 
     def term_counts(self, words: Iterable[str]) -> tuple[dict[str, int], int]:
         """How many chunks of the whole library contain each word (the full-text index's

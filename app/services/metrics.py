@@ -22,7 +22,7 @@ _LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 6.0, 10.0, 20.0, 60.0)
 _FAST_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 
 STATUSES = ("GREEN", "YELLOW", "RED", "REFUSED")
-KINDS = ("generated", "extractive", "refusal")
+KINDS = ("generated", "extractive", "summary", "refusal")
 
 
 class AnswerMetrics:

@@ -480,6 +480,28 @@ class Store:
         q = self._vectors.search().where(sql.equals("doc_id", doc_id)).select(["chunk_id"])
         return set(q.limit(None).to_arrow().column("chunk_id").to_pylist())
 
+    def chunk_vectors(self, doc_id: str) -> tuple[list[str], np.ndarray]:
+        """The stored vectors of ``doc_id``'s chunks: (chunk ids, float32 array of shape
+        ``(len(ids), dim)``), in chunk order; chunks not embedded yet are left out (none
+        stored: ``([], an empty (0, dim) array)``). A summary reads them back instead of
+        embedding the document again."""
+        dim = self.meta.dim or 0
+        if self._vectors is None:
+            return [], np.zeros((0, dim), dtype=np.float32)
+        q = self._vectors.search().where(sql.equals("doc_id", doc_id))
+        table = q.select(["chunk_id", "vector"]).limit(None).to_arrow()
+        ids: list[str] = table.column("chunk_id").to_pylist()
+        if not ids:
+            return [], np.zeros((0, dim), dtype=np.float32)
+        flat = table.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        vecs = np.asarray(flat, dtype=np.float32).reshape(len(ids), -1)
+        order = sorted(range(len(ids)), key=lambda i: ids[i])  # ids sort as chunk order
+        keep: list[int] = []
+        for i in order:  # a vector stored twice (an old race) counts once
+            if not keep or ids[keep[-1]] != ids[i]:
+                keep.append(i)
+        return [ids[i] for i in keep], vecs[keep]
+
     def get_chunks(self, chunk_ids: Sequence[str], *, charmap: bool = True) -> list[Chunk]:
         """Chunks in the order asked for; unknown ids are skipped. ``charmap=False`` leaves
         out the character maps (the bulk of a row), which a search result does not need."""
@@ -492,8 +514,11 @@ class Store:
                 found[c.chunk_id] = c
         return [found[i] for i in ids if i in found]
 
-    def chunks_of(self, doc_id: str) -> list[Chunk]:
-        return sorted(self._query_chunks(sql.equals("doc_id", doc_id)), key=lambda c: c.ordinal)
+    def chunks_of(self, doc_id: str, *, charmap: bool = True) -> list[Chunk]:
+        """Every chunk of ``doc_id`` in document order (``charmap=False``: without the
+        character maps, the bulk of a row)."""
+        chunks = self._query_chunks(sql.equals("doc_id", doc_id), charmap=charmap)
+        return sorted(chunks, key=lambda c: c.ordinal)
 
     def count_chunks(self) -> int:
         return int(self._chunks.count_rows())

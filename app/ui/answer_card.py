@@ -275,6 +275,8 @@ class AnswerCard(QFrame):
             self.setProperty("kind", "refusal")
         elif answer.kind == "extractive":
             self._badge("Extractive answer: sentences quoted from your documents", "INFO")
+        elif answer.kind == "summary":
+            self._badge("Summary: each section in the document's own sentences", "INFO")
         self._build_chips(answer)
         level, words = render.status_text(answer)
         col = status_color(level)

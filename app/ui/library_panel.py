@@ -204,6 +204,7 @@ class LibraryPanel(QWidget):
     add_requested = Signal()
     remove_requested = Signal(str)  # doc_id
     open_requested = Signal(str)  # doc_id
+    summarize_requested = Signal(str)  # doc_id
     selection_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -420,6 +421,9 @@ class LibraryPanel(QWidget):
         menu = QMenu(self)
         menu.addAction("Open", lambda: self.open_requested.emit(item.data(DOC_ROLE)))
         menu.addAction("Ask only this document", lambda: self._only(item.data(DOC_ROLE)))
+        menu.addAction(
+            "Summarise this document", lambda: self.summarize_requested.emit(item.data(DOC_ROLE))
+        )
         if not self.read_only:
             menu.addSeparator()
             menu.addAction(icon("trash"), "Remove from library…", self.remove_selected)

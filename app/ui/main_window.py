@@ -68,7 +68,9 @@ ASK_PHASES = {
     Stage.RETRIEVE: "Searching your documents…",
     Stage.LOAD_MODEL: "Loading the model…",
     Stage.GENERATE: "Writing the answer…",
+    Stage.SUMMARIZE: "Reading the document's sections…",
 }
+SUMMARIZE_QUESTION = "Summarise this document"
 
 
 def library_name(location: Path | str) -> str:
@@ -291,6 +293,7 @@ class MainWindow(QMainWindow):
         self.library.add_requested.connect(self.add_pdfs)
         self.library.remove_requested.connect(self.session.remove)
         self.library.open_requested.connect(self._open_document)
+        self.library.summarize_requested.connect(self.summarize)
         self.library.selection_changed.connect(self._scope_changed)
         self.imports.cancel_requested.connect(self.cancel_ingest)
         self.conversation.ask_requested.connect(self.ask)
@@ -598,13 +601,18 @@ class MainWindow(QMainWindow):
         self.ingest(paths)
 
     # --- asking ---------------------------------------------------------------------
-    def ask(self, question: str) -> None:
+    def summarize(self, doc_id: str) -> None:
+        """Library → Summarise this document: asked in the conversation like any question
+        (the ask service answers it with the document's outline, every sentence cited)."""
+        self.ask(SUMMARIZE_QUESTION, [doc_id])
+
+    def ask(self, question: str, doc_ids: list[str] | None = None) -> None:
         if self.session.asker is None:
             self.messages.show_message(
                 "info", "Footnote is still starting; ask again in a moment.", key="starting"
             )
             return
-        ids = self.library.checked_doc_ids()
+        ids = self.library.checked_doc_ids() if doc_ids is None else doc_ids
         if ids is not None and not ids:
             self.messages.show_message(
                 "warning",

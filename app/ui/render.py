@@ -188,6 +188,7 @@ def _words(text: str) -> str:
 
 
 GREEN_TEXT = "Answered from your documents: every claim is cited and verified."
+SUMMARY_GREEN_TEXT = "Summarised from the document: every sentence is its own, cited and verified."
 
 
 def status_text(answer: Answer) -> tuple[str, str]:
@@ -214,8 +215,12 @@ def status_text(answer: Answer) -> tuple[str, str]:
         msg = GREEN_TEXT
         if quoted:
             msg = "Answered from your documents, in their own words (quoted)."
+        if answer.kind == "summary":
+            msg = SUMMARY_GREEN_TEXT
     elif v.status == "YELLOW":
-        why = reasons or [f for f in v.flags if not f.startswith("The model's own answer")]
+        why = reasons or [
+            f for f in v.flags if not f.startswith(("The model's own answer", "A summary:"))
+        ]
         msg = "Partly answered. " + (why[0] if why else "Check the citations before relying on it.")
     else:
         msg = "Citations could not be verified; treat this answer with caution."
@@ -263,6 +268,8 @@ def answer_markdown(answer: Answer) -> str:
         lines[1:1] = ["", f"_{understood_text(answer)}_"]
     if answer.kind == "extractive":
         lines += ["", "_Extractive answer: sentences quoted from the documents._"]
+    elif answer.kind == "summary":
+        lines += ["", "_Summary: each section in the document's own sentences._"]
     level, words = status_text(answer)
     if is_refusal(answer):
         lines += ["", f"_{words}_"]

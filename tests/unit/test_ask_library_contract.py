@@ -75,6 +75,18 @@ class AskLibraryContract:
         assert set(df) == {"filter", "watermark"}
         assert 1 <= df["filter"] <= n_chunks and df["watermark"] == 0
 
+    def test_chunks_of_a_document_in_order_and_its_vectors(self, library: Any) -> None:
+        doc_id = library.documents()[0].doc_id
+        chunks = library.chunks_of(doc_id, charmap=False)
+        assert chunks and all(c.doc_id == doc_id for c in chunks)
+        assert [c.ordinal for c in chunks] == sorted(c.ordinal for c in chunks)
+        assert library.chunks_of("no-such-document") == []
+        ids, vecs = library.chunk_vectors(doc_id)
+        assert len(ids) == vecs.shape[0] and set(ids) <= {c.chunk_id for c in chunks}
+        if ids:  # an embedded document: unit vectors of the embedder's dimension
+            assert vecs.shape[1] == library.embedder.dim
+            assert abs(float((vecs[0] ** 2).sum()) - 1.0) < 1e-3
+
 
 class TestFakeLibrary(AskLibraryContract):
     def make_library(self, tmp_path: Path) -> FakeLibrary:

@@ -411,3 +411,29 @@ def test_delete_orphans_takes_the_writer_lock(tmp_path: Path) -> None:
     with other.hold(), pytest.raises(StoreError, match="writing to the library"):
         store.delete_orphans(["x" * 16])
     store.delete_orphans(["x" * 16])  # free again
+
+
+def test_chunk_vectors_reads_a_documents_vectors_back_in_chunk_order(store: Store) -> None:
+    a, b = "a" * 16, "b" * 16
+    store.add_document(make_doc(a, "/docs/a.pdf", ["one", "two", "three"]))
+    store.add_document(make_doc(b, "/docs/b.pdf", ["other"]))
+    assert store.chunk_vectors(a)[0] == []  # no embedder recorded yet
+    store.set_embedder("test", DIM)
+    ids = [Chunk.make_id(a, i) for i in (2, 0)]  # stored out of order, chunk 1 not embedded
+    store.add_vectors(a, ids, np.stack([unit_vec(2), unit_vec(0)]))
+    store.add_vectors(b, [Chunk.make_id(b, 0)], np.stack([unit_vec(5)]))
+    got_ids, vecs = store.chunk_vectors(a)
+    assert got_ids == [Chunk.make_id(a, 0), Chunk.make_id(a, 2)]
+    assert vecs.shape == (2, DIM) and vecs.dtype == np.float32
+    assert np.array_equal(vecs[0], unit_vec(0)) and np.array_equal(vecs[1], unit_vec(2))
+    assert store.chunk_vectors("c" * 16)[0] == []
+    assert store.chunk_vectors("c" * 16)[1].shape == (0, DIM)
+
+
+def test_chunks_of_without_charmaps(store: Store) -> None:
+    a = "a" * 16
+    store.add_document(make_doc(a, "/docs/a.pdf", ["one", "two"]))
+    chunks = store.chunks_of(a, charmap=False)
+    assert [c.text for c in chunks] == ["one", "two"]
+    assert all(c.charmap is None for c in chunks)
+    assert all(c.charmap is not None for c in store.chunks_of(a))
