@@ -71,6 +71,7 @@ bench: setup
 	$(BIN)/python -m tests.bench.bench_gui_lag
 	$(BIN)/python -m tests.bench.bench_team
 	$(BIN)/python -m tests.bench.bench_ocr
+	$(BIN)/python tools/bench_summary.py
 
 # Answer quality per set: make eval [SET=manuals|mixed|chatty|heldout|fhs|ebike|maint|talk|talk2|talk3|talk4|talk5|leisure|money|years|all] [EVAL_ARGS=--retrieval-only]
 # The real-document corpus (fetched from Debian packages into ~/.cache/footnote/bench-real):
