@@ -10,7 +10,6 @@ import logging
 
 from app.cli import common
 from app.core.errors import FootnoteError
-from app.core.location import redact
 from app.core.terminal import safe_line
 
 logger = logging.getLogger(__name__)
@@ -23,27 +22,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    wanted = args.doc_id.strip().lower()
     try:
         library = common.open_library(args)
-        docs = library.documents()
-        matches = [d for d in docs if d.doc_id == wanted] or [
-            d for d in docs if wanted and d.doc_id.startswith(wanted)
-        ]
-        if len(matches) != 1:
-            if matches:
-                common.error(
-                    f"'{args.doc_id}' matches {len(matches)} documents; give more of the id."
-                )
-            else:
-                common.error(
-                    f"No document with id '{args.doc_id}' in {redact(library.settings.library)}. "
-                    "List the documents with: footnote docs"
-                )
-            if args.json:
-                common.print_json({"removed": None, "error": "unknown_doc_id"})
+        doc = common.find_document(library, args.doc_id, json_key="removed", as_json=args.json)
+        if doc is None:
             return common.EXIT_FAILED
-        doc = matches[0]
         removed = library.remove(doc.doc_id)
     except FootnoteError as exc:
         return common.report_error(exc)

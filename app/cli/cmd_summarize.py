@@ -17,7 +17,6 @@ from pathlib import Path
 
 from app.cli import common
 from app.core.errors import Cancelled, FootnoteError
-from app.core.location import redact
 from app.core.terminal import safe_line, safe_text
 
 logger = logging.getLogger(__name__)
@@ -38,27 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from app.services.summary import Summarizer, match_section, top_sections
 
-    wanted = args.doc_id.strip().lower()
     try:
         library = common.open_library(args)
-        docs = library.documents()
-        matches = [d for d in docs if d.doc_id == wanted] or [
-            d for d in docs if wanted and d.doc_id.startswith(wanted)
-        ]
-        if len(matches) != 1:
-            if matches:
-                common.error(
-                    f"'{args.doc_id}' matches {len(matches)} documents; give more of the id."
-                )
-            else:
-                common.error(
-                    f"No document with id '{args.doc_id}' in {redact(library.settings.library)}. "
-                    "List the documents with: footnote docs"
-                )
-            if args.json:
-                common.print_json({"answer": None, "error": "unknown_doc_id"})
+        doc = common.find_document(library, args.doc_id, json_key="answer", as_json=args.json)
+        if doc is None:
             return common.EXIT_FAILED
-        doc = matches[0]
         section = None
         if args.section is not None:
             sections = top_sections(library.chunks_of(doc.doc_id, charmap=False))

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from app.core.config import Settings
 from app.core.errors import FootnoteError
-from app.core.location import parse_location
+from app.core.location import parse_location, redact
 from app.core.progress import CancelToken, FileProgress, Progress, Stage
 from app.core.terminal import json_safe, safe_line
 
@@ -81,6 +81,29 @@ def open_library(args: argparse.Namespace, **kwargs: Any) -> Any:
     from app.services.library import Library
 
     return Library(settings_from_args(args), **kwargs)
+
+
+def find_document(library: Any, doc_id: str, *, json_key: str, as_json: bool) -> Any | None:
+    """The library's one document whose id is ``doc_id`` or starts with it; None (the reason
+    said on stderr, and in JSON as ``{json_key: null, "error": "unknown_doc_id"}``) when no
+    document or several match."""
+    wanted = doc_id.strip().lower()
+    docs = library.documents()
+    matches = [d for d in docs if d.doc_id == wanted] or [
+        d for d in docs if wanted and d.doc_id.startswith(wanted)
+    ]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        error(f"'{doc_id}' matches {len(matches)} documents; give more of the id.")
+    else:
+        error(
+            f"No document with id '{doc_id}' in {redact(library.settings.library)}. "
+            "List the documents with: footnote docs"
+        )
+    if as_json:
+        print_json({json_key: None, "error": "unknown_doc_id"})
+    return None
 
 
 def print_json(obj: Any, *, stream: TextIO | None = None, indent: int | None = 2) -> None:

@@ -50,14 +50,23 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 logger = logging.getLogger(__name__)
+
+
+class _HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+Q = TypeVar("Q", bound=_HasId)
 
 QUESTIONS_PATH = Path(__file__).with_name("questions.jsonl")
 MIXED_QUESTIONS_PATH = Path(__file__).with_name("questions_mixed.jsonl")
@@ -155,22 +164,27 @@ class Question(BaseModel):
         return frozenset(p for p in (self.page, *(a.page for a in self.also)) if p is not None)
 
 
-def load_questions(path: Path = QUESTIONS_PATH) -> list[Question]:
-    """Parse the JSONL file; raise ValueError naming the line for any bad or duplicate entry."""
-    questions: list[Question] = []
+def read_jsonl(path: Path, parse: Callable[[dict[str, Any]], Q]) -> list[Q]:
+    """Parse every line with ``parse``; ValueError naming the line for a bad or duplicate id."""
+    items: list[Q] = []
     seen: set[str] = set()
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            q = Question.model_validate(json.loads(line))
+            item = parse(json.loads(line))
         except (json.JSONDecodeError, ValueError) as exc:
             raise ValueError(f"{path.name}:{lineno}: {exc}") from exc
-        if q.id in seen:
-            raise ValueError(f"{path.name}:{lineno}: duplicate id {q.id}")
-        seen.add(q.id)
-        questions.append(q)
-    return questions
+        if item.id in seen:
+            raise ValueError(f"{path.name}:{lineno}: duplicate id {item.id}")
+        seen.add(item.id)
+        items.append(item)
+    return items
+
+
+def load_questions(path: Path = QUESTIONS_PATH) -> list[Question]:
+    """Parse the JSONL file; raise ValueError naming the line for any bad or duplicate entry."""
+    return read_jsonl(path, Question.model_validate)
 
 
 def normalize(text: str, *, dehyphenate: bool = True) -> str:

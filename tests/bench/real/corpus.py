@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 import os
 import shutil
 import subprocess
@@ -25,11 +24,11 @@ import tempfile
 import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from tests.bench.question_set import AlsoStated, Question
+from tests.bench.question_set import AlsoStated, Question, read_jsonl
 
 HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "documents.toml"
@@ -128,22 +127,14 @@ def load_manifest(path: Path = MANIFEST) -> list[Document]:
 def load_real_questions(path: Path, documents: Iterable[Document]) -> list[RealQuestion]:
     """Parse a real-corpus question file; ValueError naming the line for anything wrong."""
     files = {d.file for d in documents}
-    out: list[RealQuestion] = []
-    seen: set[str] = set()
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            q = RealQuestion.model_validate(json.loads(line))
-        except (json.JSONDecodeError, ValueError) as exc:
-            raise ValueError(f"{path.name}:{lineno}: {exc}") from exc
-        if q.id in seen:
-            raise ValueError(f"{path.name}:{lineno}: duplicate id {q.id}")
+
+    def parse(raw: dict[str, Any]) -> RealQuestion:
+        q = RealQuestion.model_validate(raw)
         if q.document not in files:
-            raise ValueError(f"{path.name}:{lineno}: {q.document} is not in the manifest")
-        seen.add(q.id)
-        out.append(q)
-    return out
+            raise ValueError(f"{q.document} is not in the manifest")
+        return q
+
+    return read_jsonl(path, parse)
 
 
 def folds(documents: Sequence[Document], k: int) -> dict[str, int]:
