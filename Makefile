@@ -77,11 +77,16 @@ bench: setup
 # The real-document corpus (fetched from Debian packages into ~/.cache/footnote/bench-real):
 #   make eval SET=real CV=5     development documents, cross-validated by document family
 #   make eval SET=real-sealed   the sealed fifth: pooled figures only, no question printed
+#   make eval SET=conversations follow-up questions over the real corpus, understood or not
 SET ?= all
 CV ?= 5
 EVAL_ARGS ?=
 eval: setup
+ifeq ($(SET),conversations)
+	$(BIN)/python -m tests.bench.eval_conversations $(EVAL_ARGS)
+else
 	$(BIN)/python -m tests.bench.eval_answers --set $(SET) --cv $(CV) $(EVAL_ARGS)
+endif
 
 # Screenshots of the real app on a virtual screen (docs/screenshots/*.png).
 screenshots: setup

@@ -27,7 +27,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,13 +96,13 @@ def main() -> int:
     from app.ui.main import install_excepthook
     from app.ui.main_window import MainWindow
     from app.ui.prefs import APP, ORG, load_settings
-    from app.ui.theme import stylesheet
+    from app.ui.theme import apply_appearance, stylesheet
 
     setup_logging()
     app.setOrganizationName(ORG)
     app.setApplicationName(APP)
     if args.dark:
-        _dark(app)
+        apply_appearance("dark")  # View → Appearance → Dark, as a user would choose it
     app.setStyleSheet(stylesheet())
     win = MainWindow(load_settings())
     install_excepthook(lambda exc: win.messages.show_message("error", "Unexpected", str(exc)))
@@ -237,36 +236,6 @@ def main() -> int:
         preview().hide()
     win.close()
     return 0
-
-
-def _dark(app: object) -> None:
-    """A dark system palette: the colour scheme request, or Fusion's dark palette where the
-    platform (a bare X server) has no theme to honour it."""
-    from PySide6.QtGui import QColor, QGuiApplication, QPalette
-
-    QGuiApplication.styleHints().setColorScheme(Qt.ColorScheme.Dark)
-    if QGuiApplication.palette().color(QPalette.ColorRole.Window).lightnessF() < 0.5:
-        return
-    app.setStyle("Fusion")  # type: ignore[attr-defined]
-    pal = QPalette()
-    roles = {
-        QPalette.ColorRole.Window: "#1f2328",
-        QPalette.ColorRole.WindowText: "#e6edf3",
-        QPalette.ColorRole.Base: "#161b22",
-        QPalette.ColorRole.AlternateBase: "#1f2328",
-        QPalette.ColorRole.ToolTipBase: "#2d333b",
-        QPalette.ColorRole.ToolTipText: "#e6edf3",
-        QPalette.ColorRole.Text: "#e6edf3",
-        QPalette.ColorRole.Button: "#2d333b",
-        QPalette.ColorRole.ButtonText: "#e6edf3",
-        QPalette.ColorRole.Highlight: "#2f81f7",
-        QPalette.ColorRole.HighlightedText: "#ffffff",
-        QPalette.ColorRole.PlaceholderText: "#8b949e",
-        QPalette.ColorRole.Link: "#58a6ff",
-    }
-    for role, colour in roles.items():
-        pal.setColor(role, QColor(colour))
-    QGuiApplication.setPalette(pal)
 
 
 if __name__ == "__main__":

@@ -268,3 +268,39 @@ def test_the_baseline_reference_covers_the_development_questions() -> None:
     rows = compare_runs.load(Path(compare_runs.__file__).with_name("reference") / "real.jsonl")
     assert set(rows) == {q.id for q in DEV}
     assert not {q.id for q in SEALED} & set(rows)  # the sealed statuses are never kept
+
+
+def test_the_conversations_are_follow_ups_and_standalone_ones_over_development_documents() -> None:
+    from tests.bench.eval_conversations import load_conversations
+
+    cases = load_conversations()
+    assert len(cases) >= 60
+    kinds = Counter(c.kind for c in cases)
+    assert kinds["follow-up"] >= 40 and kinds["standalone"] >= 10
+    assert {len(c.turns) for c in cases} == {2, 3}
+    sealed = {d.file for d in DOCS if d.sealed}
+    assert not {c.document for c in cases} & sealed
+
+
+@pytest.mark.skipif(
+    not all((corpus.CACHE / "corpus" / d.file).is_file() for d in DOCS),
+    reason="the real corpus is not fetched here (make eval SET=real fetches it)",
+)
+def test_every_conversation_turn_s_evidence_is_on_its_page_only() -> None:
+    from tests.bench.eval_conversations import load_conversations
+
+    turns = [
+        RealQuestion(
+            id=c.id,
+            document=c.document,
+            language="en",
+            style="plain",
+            question=t.question if len(t.question) >= 8 else f"{t.question} (turn)",
+            answerable=True,
+            page=t.page,
+            evidence=t.evidence,
+        )
+        for c in load_conversations()
+        for t in c.turns
+    ]
+    assert corpus.evidence_problems_real(turns, corpus.CACHE / "corpus") == []

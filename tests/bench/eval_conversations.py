@@ -1,0 +1,159 @@
+"""``make eval SET=conversations``: are follow-up questions understood? (issue 33)
+
+Over ``tests/bench/real/conversations.jsonl`` (two- and three-turn conversations over the real
+corpus's development documents, written blind by a helper who had not seen the code), every
+conversation is replayed through :meth:`app.services.conversation.Conversation.understand`, the
+rewriting the window and ``footnote chat`` use, turn by turn. Then the last question is searched
+three ways and the rank of its evidence page recorded:
+
+- as understood (what Footnote searches),
+- as typed (what Footnote searched before follow-ups were understood),
+- as the writer wrote it out in full (``written_out``: the yardstick).
+
+It prints page recall@5 of each, how many follow-ups were rewritten, and how many standalone last
+questions were (wrongly) rewritten. Retrieval only: no answer is generated.
+
+    python -m tests.bench.eval_conversations [--library DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tests.bench.eval_metrics import gold_rank
+from tests.bench.question_set import read_jsonl
+from tests.bench.real import corpus as real_corpus
+
+CONVERSATIONS = real_corpus.HERE / "conversations.jsonl"
+
+
+class Turn(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    question: str
+    page: int = Field(ge=1)
+    evidence: str
+
+
+class ConversationCase(BaseModel):
+    """One line of conversations.jsonl."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    document: str
+    kind: str = Field(pattern="^(follow-up|standalone)$")
+    turns: tuple[Turn, ...] = Field(min_length=2, max_length=3)
+    written_out: str | None
+
+
+def load_conversations(path: Path = CONVERSATIONS) -> list[ConversationCase]:
+    docs = {d.file for d in real_corpus.load_manifest() if not d.sealed}
+
+    def parse(raw: dict[str, Any]) -> ConversationCase:
+        case = ConversationCase.model_validate(raw)
+        if case.document not in docs:
+            raise ValueError(f"{case.document} is not a development document of the corpus")
+        if (case.kind == "follow-up") != (case.written_out is not None):
+            raise ValueError(f"{case.id}: a follow-up has written_out, a standalone one not")
+        return case
+
+    return read_jsonl(path, parse)
+
+
+def understood_last(case: ConversationCase) -> str | None:
+    """The last question as the conversation understands it (None: asked as typed)."""
+    from app.services.conversation import Conversation
+
+    conversation = Conversation(asker=None)  # type: ignore[arg-type]  # only understand() runs
+    for turn in case.turns[:-1]:
+        meant = conversation.understand(turn.question)
+        conversation.turns.append(  # what understand() reads of an answer
+            SimpleNamespace(question=turn.question, understood_as=meant)  # type: ignore[arg-type]
+        )
+    return conversation.understand(case.turns[-1].question)
+
+
+@dataclass
+class Row:
+    id: str
+    kind: str
+    typed: str
+    understood: str | None
+    ranks: dict[str, int | None] = field(default_factory=dict)
+
+
+def recall(rows: Sequence[Row], how: str, k: int = 5) -> float | None:
+    ranked = [r.ranks.get(how) for r in rows if how in r.ranks]
+    return sum(x is not None and x <= k for x in ranked) / len(ranked) if ranked else None
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tests.bench.eval_conversations")
+    p.add_argument("--library", type=Path, default=None, help="Library folder to build or reuse.")
+    p.add_argument("--out", type=Path, default=Path("bench-results/eval-conversations.json"))
+    args = p.parse_args(argv)
+
+    from app.core.config import Settings
+    from app.services.library import Library
+    from tests.bench.eval_answers import build_library, library_dir
+
+    cases = load_conversations()
+    docs = real_corpus.load_manifest()
+    corpus = real_corpus.fetch(docs)
+    rows: list[Row] = []
+    with library_dir(args.library) as root:
+        library = Library(Settings(library=root / "real"))
+        doc_ids = build_library(library, [corpus / d.file for d in docs])
+        for case in cases:
+            last = case.turns[-1]
+            understood = understood_last(case)
+            row = Row(case.id, case.kind, last.question, understood)
+            asked = {"typed": last.question, "understood": understood or last.question}
+            if case.written_out is not None:
+                asked["written_out"] = case.written_out
+            for how, text in asked.items():
+                hits = library.search(text, top_k=8)[0]
+                row.ranks[how] = gold_rank(hits, doc_ids.get(case.document), last.page)
+            rows.append(row)
+
+    follow = [r for r in rows if r.kind == "follow-up"]
+    alone = [r for r in rows if r.kind == "standalone"]
+    rewritten = [r for r in follow if r.understood is not None]
+    wrongly = [r for r in alone if r.understood is not None]
+    print(f"\n=== conversations: {len(rows)} ({len(follow)} follow-up, {len(alone)} standalone)")
+    print(f"  follow-ups rewritten            {len(rewritten)} of {len(follow)}")
+    print(f"  standalone questions rewritten  {len(wrongly)} of {len(alone)}")
+    print("  page recall@5 of the last question's evidence page:")
+    print(f"    follow-ups as understood      {_pct(recall(follow, 'understood'))}")
+    print(f"    follow-ups as typed           {_pct(recall(follow, 'typed'))}")
+    print(f"    follow-ups written out        {_pct(recall(follow, 'written_out'))}")
+    print(f"    standalone as understood      {_pct(recall(alone, 'understood'))}")
+    gap = None
+    if follow:
+        u, w = recall(follow, "understood"), recall(follow, "written_out")
+        gap = None if u is None or w is None else w - u
+    print(f"  gap to written out (target <= 0.05): {'-' if gap is None else f'{gap:.3f}'}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(
+        json.dumps([r.__dict__ for r in rows], indent=1, ensure_ascii=False), encoding="utf-8"
+    )
+    print(f"JSON written to {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
