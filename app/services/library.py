@@ -413,6 +413,8 @@ class Library:
                 with self._lock:
                     if self.store.get_document(doc.doc_id) is not None:
                         self.store.mark_ready(doc.doc_id)
+                # Many small documents: compact every so often, or each lookup slows down.
+                self.store.maybe_optimize()
         self.store.optimize()
         return embedded
 

@@ -437,3 +437,22 @@ def test_chunks_of_without_charmaps(store: Store) -> None:
     assert [c.text for c in chunks] == ["one", "two"]
     assert all(c.charmap is None for c in chunks)
     assert all(c.charmap is not None for c in store.chunks_of(a))
+
+
+def test_many_small_documents_are_compacted_before_lookups_slow_down(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One-chunk documents never make 3,000 chunks wait for the BM25 index, but each is a
+    # fragment that every lookup by id opens: a burst of them is compacted every few.
+    monkeypatch.setattr(store_mod, "COMPACT_AT_FRAGMENTS", 5)
+    ids = [f"{i:016x}" for i in range(5)]
+    for i, doc_id in enumerate(ids[:4]):
+        store.add_document(make_doc(doc_id, f"/notes/{i}.pdf", [f"note {i}"]))
+    assert store.small_fragments() == 4
+    assert not store.maybe_optimize()
+    store.add_document(make_doc(ids[4], "/notes/4.pdf", ["note 4"]))
+    assert store.maybe_optimize()
+    assert store.small_fragments() <= 1
+    assert sorted(d.doc_id for d in store.documents()) == ids
+    assert all(store.get_document(doc_id) is not None for doc_id in ids)
+    assert [c for c, _ in store.text_search("note", 10)]

@@ -147,3 +147,32 @@ def test_moved_file_is_unchanged_and_its_new_path_recorded(lib: Library, tmp_pat
     assert (m.status, m.doc_id) == ("unchanged", r.doc_id)
     assert lib.get_document(r.doc_id).file == str(moved.resolve())
     assert lib.store.count_chunks() == r.chunks
+
+
+def test_a_burst_of_small_files_is_compacted_while_indexed_and_embedded(
+    lib: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each small document is a fragment of its own that every lookup opens (1,000 one-page
+    # PDFs slowed to ~1 s a file): both phases compact every few documents, not only at the end.
+    import pymupdf
+
+    from app.store import store as store_mod
+
+    monkeypatch.setattr(store_mod, "COMPACT_AT_FRAGMENTS", 4)
+    files = []
+    for i in range(10):
+        doc = pymupdf.open()
+        doc.new_page().insert_text((72, 72), f"Field note {i}: hut {i} holds {i + 3} litres.")
+        doc.save(tmp_path / f"note-{i}.pdf")
+        files.append(tmp_path / f"note-{i}.pdf")
+    optimized: list[str] = []
+    real = lib.store.optimize
+    monkeypatch.setattr(lib.store, "optimize", lambda: (optimized.append("x"), real())[1])
+    outcome = lib.ingest(files, embed=False)
+    assert [r.status for r in outcome.results] == ["added"] * 10
+    assert len(optimized) >= 2  # every 4 documents (plus the one at the end of the run)
+    optimized.clear()
+    assert lib.embed_pending() == 10
+    assert len(optimized) >= 3  # every few documents marked ready, and once at the end
+    assert lib.store.small_fragments() < 4
+    assert {d.status for d in lib.documents()} == {"ready"}
