@@ -450,15 +450,9 @@ class Store:
     def small_fragments(self) -> int:
         """Small (not yet compacted) fragments of the documents table: about one a document
         written since the last optimize. A statistic only: 0 if LanceDB cannot say."""
-        try:
+        try:  # LanceDB 0.40 (pinned) gives the statistics as plain dicts
             stats: Any = self._documents.stats()
-            frags = stats["fragment_stats"] if isinstance(stats, dict) else stats.fragment_stats
-            small = (
-                frags["num_small_fragments"]
-                if isinstance(frags, dict)
-                else frags.num_small_fragments
-            )
-            return int(small)
+            return int(stats["fragment_stats"]["num_small_fragments"])
         except Exception:  # an optimisation only
             logger.debug("no fragment statistics for the documents table", exc_info=True)
             return 0
