@@ -14,6 +14,7 @@ Markup inside paragraph strings:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -764,3 +765,18 @@ def make_paper_pdf(path: Path | str) -> Path:
     doc.save(path, garbage=3, deflate=True, no_new_id=True)
     doc.close()
     return path
+
+
+def highlighted_words(path: Path, rects: list[tuple[int, float, float, float, float]]) -> str:
+    """Words of the PDF whose centre lies inside one of the rectangles, in reading order: what
+    a person reads in a highlight."""
+    out: list[str] = []
+    with pymupdf.open(path) as pdf:
+        for page_no in dict.fromkeys(r[0] for r in rects):
+            page_rects = [r[1:] for r in rects if r[0] == page_no]
+            for w in pdf[page_no - 1].get_text("words", sort=True):
+                cx, cy = (w[0] + w[2]) / 2, (w[1] + w[3]) / 2
+                if any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in page_rects):
+                    out.append(w[4])
+    # Join line-end hyphenation the way the person reads it.
+    return re.sub(r"(\w)- (\w)", r"\1\2", " ".join(out))

@@ -7,7 +7,6 @@ highlighted on exactly its words in the PDF the viewer shows (``Library.view_fil
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
@@ -17,30 +16,18 @@ from app.core.config import Settings
 from app.core.models import RawAnswer, RawCitation, Source
 from app.core.progress import Progress, Stage
 from app.ingest import iter_pdf_paths, needs_conversion
-from app.ingest._mupdf import pymupdf
 from app.services.library import Library
 from app.validation import validate
 from app.validation.normalize import loose
 from tests import format_factory as ff
 from tests.fakes import HashEmbedder
+from tests.pdf_factory import highlighted_words
 
 pytestmark = pytest.mark.unit
 
 
 def _library(tmp_path: Path) -> Library:
     return Library(Settings(library=tmp_path / "lib"), embedder=HashEmbedder())
-
-
-def _highlighted_words(path: Path, rects: list[tuple[int, float, float, float, float]]) -> str:
-    out: list[str] = []
-    with pymupdf.open(path) as pdf:
-        for page_no in dict.fromkeys(r[0] for r in rects):
-            page_rects = [r[1:] for r in rects if r[0] == page_no]
-            for w in pdf[page_no - 1].get_text("words", sort=True):
-                cx, cy = (w[0] + w[2]) / 2, (w[1] + w[3]) / 2
-                if any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in page_rects):
-                    out.append(w[4])
-    return re.sub(r"(\w)- (\w)", r"\1\2", " ".join(out))
 
 
 def _assert_cited_exactly(lib: Library, fact: str) -> None:
@@ -64,7 +51,7 @@ def _assert_cited_exactly(lib: Library, fact: str) -> None:
     shown = lib.view_file(doc)
     assert shown.suffix == ".pdf" and shown.is_file()
     assert shown.is_relative_to(lib.converted_dir / doc.doc_id)
-    assert loose(_highlighted_words(shown, citation.rects)) == loose(fact)
+    assert loose(highlighted_words(shown, citation.rects)) == loose(fact)
 
 
 @pytest.mark.parametrize(

@@ -8,17 +8,15 @@ PyMuPDF finds on the page. This is what the person sees highlighted.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from app.core.models import Chunk, ParsedDocument, RawAnswer, RawCitation, Source
 from app.ingest import parse_pdf
-from app.ingest._mupdf import pymupdf
 from app.validation import validate
 from app.validation.normalize import loose
-from tests.pdf_factory import make_manual_pdf
+from tests.pdf_factory import highlighted_words, make_manual_pdf
 
 pytestmark = pytest.mark.integration
 
@@ -37,20 +35,6 @@ def _pair(doc: ParsedDocument, phrase: str, path: Path) -> tuple[Source, Chunk]:
         section=chunk.section, score=1.0, text=chunk.text, n=1,
     )  # fmt: skip
     return src, chunk
-
-
-def _highlighted_words(path: Path, rects: list[tuple[int, float, float, float, float]]) -> str:
-    """Words of the PDF whose centre lies inside one of the rectangles, in reading order."""
-    out: list[str] = []
-    with pymupdf.open(path) as pdf:
-        for page_no in dict.fromkeys(r[0] for r in rects):
-            page_rects = [r[1:] for r in rects if r[0] == page_no]
-            for w in pdf[page_no - 1].get_text("words", sort=True):
-                cx, cy = (w[0] + w[2]) / 2, (w[1] + w[3]) / 2
-                if any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in page_rects):
-                    out.append(w[4])
-    # Join line-end hyphenation the way the person reads it.
-    return re.sub(r"(\w)- (\w)", r"\1\2", " ".join(out))
 
 
 @pytest.mark.parametrize(
@@ -81,6 +65,6 @@ def test_rects_cover_exactly_the_quoted_words(
     assert c.page == pages[0]
     assert sorted({r[0] for r in c.rects}) == pages
     # Same words (PyMuPDF words carry their punctuation and the "ﬁ" ligature).
-    assert loose(_highlighted_words(path, c.rects)) == loose(c.quote)
+    assert loose(highlighted_words(path, c.rects)) == loose(c.quote)
     assert result.validation.status in ("GREEN", "YELLOW")
     assert not [d for d in result.validation.dropped if d.reason == "quote_not_found"]
