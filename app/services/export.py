@@ -13,9 +13,9 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from app.core.citing import MARKER, cited_order, closest_passages, is_refusal
 from app.core.models import Answer, Citation
 
-MARKER = re.compile(r"\[(\d{1,3})\]")
 STATUS_WORDS = {
     "GREEN": "Answered from your documents",
     "YELLOW": "Partly answered",
@@ -25,16 +25,12 @@ STATUS_WORDS = {
 EXPORT_SUFFIXES = (".md", ".markdown", ".html", ".htm")
 
 
-def _refused(answer: Answer) -> bool:
-    return answer.kind == "refusal" or answer.mode == "refuse"
-
-
 def _status(answer: Answer) -> str:
     v = answer.validation
-    words = STATUS_WORDS["REFUSED"] if _refused(answer) else STATUS_WORDS.get(v.status, v.status)
+    words = STATUS_WORDS["REFUSED"] if is_refusal(answer) else STATUS_WORDS.get(v.status, v.status)
     reasons = v.support.reasons if v.support is not None else []
-    if _refused(answer) or v.status == "YELLOW":
-        why = reasons[0] if reasons else (answer.answer.strip() if _refused(answer) else "")
+    if is_refusal(answer) or v.status == "YELLOW":
+        why = reasons[0] if reasons else (answer.answer.strip() if is_refusal(answer) else "")
         if why and why not in words:
             words = f"{words}: {why}"
     return words
@@ -47,24 +43,9 @@ def _by_n(answer: Answer) -> dict[int, list[Citation]]:
     return out
 
 
-def _order(answer: Answer, by_n: dict[int, list[Citation]]) -> list[int]:
-    """Cited source numbers in the order the answer cites them."""
-    order: list[int] = []
-    for m in MARKER.finditer(answer.answer):
-        n = int(m.group(1))
-        if n in by_n and n not in order:
-            order.append(n)
-    return order + [n for n in sorted(by_n) if n not in order]
-
-
 def _where(c: Citation) -> str:
     name = Path(c.file).name if c.file else c.doc_id
     return f"{name}, page {c.page}" + (f", {c.section}" if c.section else "")
-
-
-def _closest(answer: Answer) -> list[Citation]:
-    support = answer.validation.support
-    return list(support.closest) if support is not None and _refused(answer) else []
 
 
 def conversation_markdown(answers: Sequence[Answer], *, title: str = "Conversation") -> str:
@@ -78,7 +59,7 @@ def conversation_markdown(answers: Sequence[Answer], *, title: str = "Conversati
             lines += [f"_Understood as: {answer.understood_as}_", ""]
         by_n = _by_n(answer)
         numbers: dict[int, int] = {}
-        for n in _order(answer, by_n):
+        for n in cited_order(answer, by_n):
             numbers[n] = len(notes) + 1
             quotes = " … ".join(f"“{_one_line(c.quote)}”" for c in by_n[n])
             notes.append(f"[^{numbers[n]}]: {_where(by_n[n][0])}: {quotes}")
@@ -88,7 +69,7 @@ def conversation_markdown(answers: Sequence[Answer], *, title: str = "Conversati
             return f"[^{numbers[n]}]" if n in numbers else ""
 
         lines += [MARKER.sub(sub, answer.answer.strip()), ""]
-        closest = _closest(answer)
+        closest = closest_passages(answer)
         if closest:
             lines += ["Closest passages:", ""]
             lines += [f"- {_where(c)}: “{_one_line(c.quote)}”" for c in closest]
@@ -111,7 +92,7 @@ def conversation_html(answers: Sequence[Answer], *, title: str = "Conversation")
             body.append(f"<p class='understood'>Understood as: {esc(answer.understood_as)}</p>")
         by_n = _by_n(answer)
         numbers: dict[int, int] = {}
-        for n in _order(answer, by_n):
+        for n in cited_order(answer, by_n):
             numbers[n] = len(notes) + 1
             k = numbers[n]
             quotes = " … ".join(f"“{esc(_one_line(c.quote))}”" for c in by_n[n])
@@ -132,7 +113,7 @@ def conversation_html(answers: Sequence[Answer], *, title: str = "Conversation")
         parts.append(esc(text[last:]))
         paragraphs = "".join(parts).split("\n\n")
         body += [f"<p>{p.replace(chr(10), '<br>')}</p>" for p in paragraphs if p.strip()]
-        closest = _closest(answer)
+        closest = closest_passages(answer)
         if closest:
             items = "".join(
                 f"<li>{esc(_where(c))}: <q>{esc(_one_line(c.quote))}</q></li>" for c in closest

@@ -10,10 +10,9 @@ import html
 import re
 from pathlib import Path
 
+from app.core.citing import MARKER, cited_order, closest_passages, is_refusal
 from app.core.models import Answer, Citation, Document, DroppedCitation
 from app.core.terminal import safe_line
-
-MARKER = re.compile(r"\[(\d{1,3})\]")
 
 DROP_REASONS = {
     "out_of_range": "it named a source that does not exist",
@@ -47,16 +46,6 @@ def understood_text(answer: Answer) -> str:
     return f"Understood as: {safe_line(answer.understood_as)}"
 
 
-def is_refusal(answer: Answer) -> bool:
-    return answer.kind == "refusal" or answer.mode == "refuse"
-
-
-def closest_passages(answer: Answer) -> list[Citation]:
-    """For a refusal: the passages nearest to the question (to check by hand)."""
-    support = answer.validation.support
-    return list(support.closest) if support is not None and is_refusal(answer) else []
-
-
 def citations_by_n(answer: Answer) -> dict[int, list[Citation]]:
     """The answer's citations by source number; for a refusal, its closest passages."""
     out: dict[int, list[Citation]] = {}
@@ -72,13 +61,7 @@ def display_numbers(answer: Answer) -> dict[int, int]:
     people expect the first citation to be 1. Cited sources come first, in the order the
     answer text cites them; the other retrieved sources follow in rank order.
     """
-    cited = {c.n for c in answer.citations}
-    order: list[int] = []
-    for m in MARKER.finditer(answer.answer):
-        n = int(m.group(1))
-        if n in cited and n not in order:
-            order.append(n)
-    order += [n for n in sorted(cited) if n not in order]
+    order = cited_order(answer, {c.n for c in answer.citations})
     order += [s.n for s in sorted(answer.sources, key=lambda s: s.n) if s.n not in order]
     return {n: i + 1 for i, n in enumerate(order)}
 
