@@ -75,24 +75,22 @@ _EN_HOW_DO = re.compile(
     rf"(?ix)\bhow\s+(?:{_EN_AUX})\s+(?:{_EN_SUBJ})\s+(?P<vp>(?:[\w'\-\\]+\s*){{1,4}})"
 )
 _EN_HOW_TO = re.compile(r"(?ix)\bhow\s+to\s+(?P<vp>(?:[\w'\-\\]+\s*){1,4})")
-_EN_WH_VERB = re.compile(
-    rf"(?ix)\b(?:who|when|where|why)\s+(?:(?P<aux>{_EN_AUX})\s+)?(?P<rest>.+)"
-)
+_EN_WH_VERB = re.compile(rf"(?ix)\b(?:who|when|where|why)\s+(?:(?P<aux>{_EN_AUX})\s+)?(?P<rest>.+)")
 _EN_WHICH_VERB = re.compile(
     rf"(?ix)\b(?:what|which)\s+(?P<np>(?:(?!(?:{_EN_AUX}|{_EN_PREP}|{_EN_SUBJ})\b)[\w'\-]+\s+){{1,3}}?)"
     rf"(?P<verb>[a-z]+s)\s+(?P<rest>.+)"
 )
 _PRONOUN = re.compile(rf"(?i)^\W*(?:{_EN_SUBJ})\s+")
 _LATER_VERB = re.compile(rf"(?i)\b(?:{_EN_AUX}|be|get|got)\s+(?P<rest>.+)")
-_EN_YES_NO = re.compile(
-    rf"(?ix)^\W*(?:{_EN_AUX}|is\s+there|are\s+there)\s+(?P<rest>.+)"
-)
+_EN_YES_NO = re.compile(rf"(?ix)^\W*(?:{_EN_AUX}|is\s+there|are\s+there)\s+(?P<rest>.+)")
 
 _DE_WAS_IST = re.compile(
     r"(?ix)\b(?:was|welche[rsnm]?)\s+(?:ist|sind|war|waren|bedeutet|heißt)\s+"
     r"(?:der|die|das|den|dem|ein|eine|einen)?\s*(?P<np>(?:[\w\-]+\s*){1,3})"
 )
-_DE_WIE_VIELE = re.compile(r"(?i)\bwie\s+(?:viele?|hoch|lang|alt|groß|schwer|oft|weit)\s+(?P<np>(?:[\w\-]+\s*){1,2})")
+_DE_WIE_VIELE = re.compile(
+    r"(?i)\bwie\s+(?:viele?|hoch|lang|alt|groß|schwer|oft|weit)\s+(?P<np>(?:[\w\-]+\s*){1,2})"
+)
 _FR_QUEL = re.compile(
     r"(?ix)\b(?:quel(?:le)?s?|qu'est-ce\s+que)\s+(?:est|sont)?\s*(?:le|la|les|l')?\s*"
     r"(?P<np>(?:[\w\-]+\s*){1,3})"

@@ -294,7 +294,7 @@ def restates(sentence: str, question: str, lang: str = "en") -> bool:
 
 
 def _script(ch: str) -> str:
-    """"latin" for Latin letters, else the first word of the letter's Unicode name
+    """ "latin" for Latin letters, else the first word of the letter's Unicode name
     ("HANGUL", "CJK", "CYRILLIC", "GREEK", "ARABIC")."""
     if ch.isascii() or "LATIN" in unicodedata.name(ch, ""):
         return "latin"

@@ -584,6 +584,13 @@ def adds_nothing(question: str, sentence: str, quotes: Sequence[str]) -> str | N
     return None
 
 
+def vouchable(result: SupportCheck) -> bool:
+    """Whether a GREEN may vouch for the answer at all, whatever its probability: not when
+    it contradicts a quote, says what its quotes do not, or states what they negate. These
+    are what GREEN means ("every claim is cited and verified"), not thresholds."""
+    return not (result.contradictions or result.unsupported or result.reversed_polarity)
+
+
 def cited_retrieval(
     citations: Sequence[Citation], pairs: Sequence[tuple[Source, Chunk]]
 ) -> tuple[list[int], list[float]]:
@@ -644,6 +651,8 @@ def apply(
     support.features = x
     support.probability = round(p, 4)
     decided = model.status(p, verified=v.status == "GREEN")
+    if decided == "GREEN" and not vouchable(result):
+        decided = "YELLOW"
     reasons = model.weakest(x, result.reasons)
     if not answer.citations or decided == "REFUSE":
         support.reasons = [of_rejected(r) for r in reasons]

@@ -388,7 +388,9 @@ def without_years_of(question: str, evidence: str) -> str:
     return _A_YEAR.sub(lambda m: " " if m.group() in years else m.group(), evidence)
 
 
-def unsupported_words(sentence: str, quotes: str, question: str = "", lang: str = "en") -> list[str]:
+def unsupported_words(
+    sentence: str, quotes: str, question: str = "", lang: str = "en"
+) -> list[str]:
     """The content words of a generated ``sentence`` that neither its ``quotes`` nor the
     ``question`` carry (by stem, or as a longer or shorter form of one of their words): what
     the model said of its own. "Lobular carcinoma in situ (LCIS) is a type of cancer that
@@ -402,7 +404,9 @@ def unsupported_words(sentence: str, quotes: str, question: str = "", lang: str 
         if w.isdigit() or len(w) < 3 or w in STOPS_EXTRA or w in textkit.stop_words(lang):
             continue
         s = textkit.stem(w, lang)
-        if s in carried or any(len(s) >= 5 and (c.startswith(s) or s.startswith(c)) for c in carried if len(c) >= 5):
+        if s in carried or any(
+            len(s) >= 5 and (c.startswith(s) or s.startswith(c)) for c in carried if len(c) >= 5
+        ):
             continue
         if w not in out:
             out.append(w)

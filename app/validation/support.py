@@ -738,8 +738,10 @@ def assess(
         if f_concepts
         else (None, [], [])
     )
-    if f_missing:
-        reasons.append(f"The {passages} don't say anything about {quoted(f_missing)}.")
+    named = {m.lower() for m in missing}
+    unnamed = [w for w in f_missing if w.lower() not in named]  # not said above already
+    if unnamed:
+        reasons.append(f"The {passages} don't say anything about {quoted(unnamed)}.")
     novel, novel_share, flipped = claim_support(claims, question, lang)
     if flipped:
         reasons.append("A cited passage negates what the answer states.")

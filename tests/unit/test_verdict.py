@@ -301,8 +301,26 @@ def test_contradiction_is_never_green() -> None:
     wrong = answer("The head office is in Berlin [2].", [(2, quote)])
     wrong.question = q
     judged = verdict.apply(wrong, verdict.check(q, wrong, concepts=None), pairs())
-    assert judged.kind == "refusal"
-    assert "Berlin" in judged.answer and "Hamburg" in judged.answer
+    assert judged.validation.status != "GREEN"
+    said = judged.answer if judged.kind == "refusal" else " ".join(judged.validation.flags)
+    assert "Berlin" in said and "Hamburg" in said
+
+
+def test_a_sentence_that_says_the_opposite_of_its_quote_is_never_green() -> None:
+    """Seen in the desktop app over a breast-cancer booklet."""
+    q = "What does LCIS mean and is it cancer?"
+    quote = (
+        "Lobular carcinoma in situ (LCIS) means abnormal cells in the lobules. This is not cancer."
+    )
+    said = (
+        "Lobular carcinoma in situ (LCIS) is a type of cancer that develops in breast tissue [1]."
+    )
+    why = verdict.adds_nothing(q, said, [quote])
+    assert why is not None and "\u2018type\u2019" in why  # the quote is shown instead
+    wrong = answer(said, [(1, quote)])
+    wrong.question = q
+    judged = verdict.apply(wrong, verdict.check(q, wrong, concepts=None), pairs())
+    assert judged.validation.status != "GREEN"
 
 
 def test_a_refusal_gets_its_closest_passages() -> None:
@@ -395,9 +413,12 @@ def test_a_sentence_that_loops_over_its_quote_gives_way_to_it() -> None:
     assert verdict.adds_nothing(q, garbled, [quote]) == "repeats itself where its quote does not"
     trimmed = "Calibration must be repeated every 12 months [1]."
     reordered = "An accredited laboratory must repeat the calibration every 12 months [1]."
-    own = "The logger is recalibrated yearly by a lab, every 12 months, 12 months apart [1]."
-    for written_well in (trimmed, reordered, own):  # the last has words of its own
+    for written_well in (trimmed, reordered):
         assert verdict.adds_nothing(q, written_well, [quote]) is None, written_well
+    # words of its own that the quote does not carry: the quote is shown instead
+    own = "The logger is recalibrated yearly by a lab, every 12 months, 12 months apart [1]."
+    why = verdict.adds_nothing(q, own, [quote])
+    assert why is not None and "\u2018logger\u2019" in why and "which its quotes don't" in why
     # a pair the quote itself says twice may be said twice
     twice = "Every 12 months a check; after 12 months a report."
     assert verdict.adds_nothing("When?", "Every 12 months, then 12 months [1].", [twice]) is None
