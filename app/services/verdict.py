@@ -584,13 +584,6 @@ def adds_nothing(question: str, sentence: str, quotes: Sequence[str]) -> str | N
     return None
 
 
-def vouchable(result: SupportCheck) -> bool:
-    """Whether a GREEN may vouch for the answer at all, whatever its probability: not when
-    it contradicts a quote, says what its quotes do not, or states what they negate. These
-    are what GREEN means ("every claim is cited and verified"), not thresholds."""
-    return not (result.contradictions or result.unsupported or result.reversed_polarity)
-
-
 def cited_retrieval(
     citations: Sequence[Citation], pairs: Sequence[tuple[Source, Chunk]]
 ) -> tuple[list[int], list[float]]:
@@ -650,9 +643,7 @@ def apply(
     p = model.probability(x) if answer.citations else 0.0
     support.features = x
     support.probability = round(p, 4)
-    decided = model.status(p, verified=v.status == "GREEN")
-    if decided == "GREEN" and not vouchable(result):
-        decided = "YELLOW"
+    decided = model.status(p, v.status == "GREEN", x)
     reasons = model.weakest(x, result.reasons)
     if not answer.citations or decided == "REFUSE":
         support.reasons = [of_rejected(r) for r in reasons]

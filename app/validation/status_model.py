@@ -113,6 +113,20 @@ def features(
     }
 
 
+def vouchable(x: Mapping[str, float]) -> bool:
+    """Whether a GREEN may vouch for an answer with features ``x`` at all, whatever its
+    probability. These are what GREEN means, not thresholds: the question's focus (what it
+    asks for, when one was found) is in the evidence at least in part, and no sentence
+    contradicts a quote, says what its quotes do not, or states what they negate."""
+    if x.get("has_focus", 0.0) >= 0.5 and x.get("focus_coverage", 1.0) <= 0.0:
+        return False
+    return not (
+        x.get("contradiction", 0.0) > 0
+        or x.get("unsupported_share", 0.0) > 0
+        or x.get("reversed_polarity", 0.0) > 0
+    )
+
+
 REASON_SIGNALS: dict[str, tuple[str, ...]] = {
     "No passage in your library": ("absent", "coverage"),
     "don't say anything about": ("focus_coverage",),
@@ -141,6 +155,10 @@ class StatusModel:
     green_at: float
     refuse_below: float
     about: dict[str, object] = field(default_factory=dict)
+    low: tuple[float, ...] = ()
+    high: tuple[float, ...] = ()
+    """The range each feature had in training; a value outside it counts as its nearest end
+    (a retrieval score of another scale must not outweigh every other signal)."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> StatusModel:
@@ -158,14 +176,23 @@ class StatusModel:
             green_at=float(data["thresholds"]["green_at"]),
             refuse_below=float(data["thresholds"]["refuse_below"]),
             about=dict(data.get("about", {})),
+            low=tuple(float(w[n].get("low", -math.inf)) for n in names),
+            high=tuple(float(w[n].get("high", math.inf)) for n in names),
         )
 
     def contributions(self, x: Mapping[str, float]) -> dict[str, float]:
-        """Each signal's pull on the log-odds: weight × standardised value."""
-        return {
-            n: c * (float(x.get(n, NEUTRAL.get(n, 0.0))) - m) / (s or 1.0)
-            for n, m, s, c in zip(self.features, self.mean, self.scale, self.coef, strict=True)
-        }
+        """Each signal's pull on the log-odds: weight × standardised value (the value held
+        to the range it had in training)."""
+        n_f = len(self.features)
+        low = self.low or (-math.inf,) * n_f
+        high = self.high or (math.inf,) * n_f
+        out = {}
+        for i, (n, m, s, c) in enumerate(
+            zip(self.features, self.mean, self.scale, self.coef, strict=True)
+        ):
+            v = min(max(float(x.get(n, NEUTRAL.get(n, 0.0))), low[i]), high[i])
+            out[n] = c * (v - m) / (s or 1.0)
+        return out
 
     def probability(self, x: Mapping[str, float]) -> float:
         """P(the answer is right) for one answer's features."""
@@ -175,11 +202,14 @@ class StatusModel:
         e = math.exp(z)
         return e / (1.0 + e)
 
-    def status(self, probability: float, verified: bool) -> str:
-        """GREEN (only for verified quotes), YELLOW or REFUSE for ``probability``."""
+    def status(
+        self, probability: float, verified: bool, x: Mapping[str, float] | None = None
+    ) -> str:
+        """GREEN, YELLOW or REFUSE for ``probability``. GREEN also needs verified quotes and
+        an answer a GREEN can vouch for (:func:`vouchable`, from its features ``x``)."""
         if probability < self.refuse_below:
             return "REFUSE"
-        if verified and probability >= self.green_at:
+        if verified and probability >= self.green_at and (x is None or vouchable(x)):
             return "GREEN"
         return "YELLOW"
 

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from app.validation.status_model import FEATURES, StatusModel
+from app.validation.status_model import FEATURES, StatusModel, vouchable
 from tests.bench.eval_metrics import Outcome, on_gold, summarize
 
 
@@ -201,7 +201,7 @@ def redecide(outcome: Outcome, model: StatusModel) -> Outcome:
         return o
     verified = feats.get("verified", 0.0) >= 0.5
     p = model.probability(feats)
-    decided = model.status(p, verified)
+    decided = model.status(p, verified, feats)
     cites = o.citations or o.judged
     if decided == "REFUSE" or not cites:
         o.mode, o.kind, o.status = "refuse", "refusal", "REFUSED"
@@ -258,7 +258,8 @@ class StatusModelLever:
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, c: float = 1.0) -> dict[str, Any]:
     """Standardise, fit an L2 logistic regression (scikit-learn), and return the weights in
-    the shape :class:`StatusModel` takes (mean, scale, coef per feature, intercept)."""
+    the shape :class:`StatusModel` takes (mean, scale, coef per feature, intercept, and
+    the range each feature had)."""
     from sklearn.linear_model import LogisticRegression
 
     mean = x.mean(axis=0)
@@ -271,6 +272,8 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, c: float = 1.0) -> dict[str, Any]
         "scale": tuple(round(float(v), 6) for v in scale),
         "coef": tuple(round(float(v), 6) for v in clf.coef_[0]),
         "intercept": round(float(clf.intercept_[0]), 6),
+        "low": tuple(round(float(v), 6) for v in x.min(axis=0)),
+        "high": tuple(round(float(v), 6) for v in x.max(axis=0)),
     }
 
 
@@ -286,7 +289,12 @@ def choose_thresholds(
     ``precision``; a refusal below the highest probability under which at most
     ``answerable_refused`` of the answerable rows fall."""
     pairs = sorted(
-        ((p, right(o)) for p, o in zip(probs, rows, strict=True) if _verified(o)), reverse=True
+        (
+            (p, right(o))
+            for p, o in zip(probs, rows, strict=True)
+            if _verified(o) and vouchable(_features(o))
+        ),
+        reverse=True,
     )
     green_at, ok, hits = 1.0, 0, 0
     for i, (_p, good) in enumerate(pairs, start=1):
@@ -316,7 +324,11 @@ def curve(
     0.50 to 0.99: the curve the chosen point lies on."""
     out = []
     for t in [x / 100 for x in range(50, 100, 3)]:
-        greens = [o for p, o in zip(probs, rows, strict=True) if p >= t and _verified(o)]
+        greens = [
+            o
+            for p, o in zip(probs, rows, strict=True)
+            if p >= t and _verified(o) and vouchable(_features(o))
+        ]
         good = sum(right(o) for o in greens)
         out.append(
             {

@@ -219,7 +219,9 @@ def run_question(
         if ask is None:
             return o
         answer = ask.ask(q.question, top_k=top_k)
-        ids = sorted({c.chunk_id for c in answer.citations})
+        support = answer.validation.support
+        judged = support.judged if support is not None else []
+        ids = sorted({c.chunk_id for c in [*answer.citations, *judged]})
         texts = {c.chunk_id: c.text for c in library.chunks(ids)} if ids else {}
         outcome_from_answer(o, answer, gold_doc_id=doc_id, chunk_texts=texts)
     except Exception as exc:  # one broken question must not hide the other results

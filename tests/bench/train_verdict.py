@@ -208,8 +208,16 @@ def write(
         },
         "features": list(model.features),
         "weights": {
-            n: {"weight": w, "mean": m, "scale": s}
-            for n, w, m, s in zip(model.features, model.coef, model.mean, model.scale, strict=True)
+            n: {"weight": w, "mean": m, "scale": s, "low": lo, "high": hi}
+            for n, w, m, s, lo, hi in zip(
+                model.features,
+                model.coef,
+                model.mean,
+                model.scale,
+                model.low,
+                model.high,
+                strict=True,
+            )
         },
         "intercept": model.intercept,
         "thresholds": {"green_at": green_at, "refuse_below": refuse_below},

@@ -354,7 +354,7 @@ def test_a_refused_answer_is_answered_again_when_a_model_accepts_it() -> None:
         ]
     )
     again = redecide(o, model)
-    assert again.kind == "generated" and again.citations and not again.judged
+    assert again.kind == "extractive" and again.citations and not again.judged
     assert right(again)
 
 
