@@ -180,6 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.write:
         write(final, green_at, refuse_below, outcomes, rows, report)
     if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
     return 0
 
