@@ -116,9 +116,13 @@ def features(
 def vouchable(x: Mapping[str, float]) -> bool:
     """Whether a GREEN may vouch for an answer with features ``x`` at all, whatever its
     probability. These are what GREEN means, not thresholds: the question's focus (what it
-    asks for, when one was found) is in the evidence at least in part, and no sentence
-    contradicts a quote, says what its quotes do not, or states what they negate."""
+    asks for, when one was found) is in the evidence at least in part, nothing it asks about
+    is missing from the whole library (a GREEN beside "No passage in your library mentions
+    'antenna'" would contradict its own reason), and no sentence contradicts a quote, says
+    what its quotes do not, or states what they negate."""
     if x.get("has_focus", 0.0) >= 0.5 and x.get("focus_coverage", 1.0) <= 0.0:
+        return False
+    if x.get("absent", 0.0) > 0:
         return False
     return not (
         x.get("contradiction", 0.0) > 0
