@@ -18,7 +18,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup run test lint bench eval screenshots package package-test clean
+.PHONY: setup run test lint bench eval train-verdict screenshots package package-test clean
 
 setup: $(STAMP)
 
@@ -87,6 +87,17 @@ ifeq ($(SET),conversations)
 else
 	$(BIN)/python -m tests.bench.eval_answers --set $(SET) --cv $(CV) $(EVAL_ARGS)
 endif
+
+# The status model (app/validation/status_model.py): answer the real corpus's development half and
+# the development sets with the app as it is, fit the model with whole documents held out of every
+# fold, print the held-out figures and the precision/coverage curve, and write
+# resources/status_model.json. TRAIN_ARGS=--skip-eval refits from the last runs' JSON.
+train-verdict: setup
+ifneq ($(findstring --skip-eval,$(TRAIN_ARGS)),--skip-eval)
+	$(BIN)/python -m tests.bench.eval_answers --set real --out bench-results/verdict-real.json $(EVAL_ARGS)
+	$(BIN)/python -m tests.bench.eval_answers --set all --out bench-results/verdict-dev.json $(EVAL_ARGS)
+endif
+	$(BIN)/python -m tests.bench.train_verdict --real bench-results/verdict-real.json --dev bench-results/verdict-dev.json --cv $(CV) --write
 
 # Screenshots of the real app on a virtual screen (docs/screenshots/*.png).
 screenshots: setup

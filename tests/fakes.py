@@ -274,6 +274,7 @@ class ScriptedModel:
         self.chooses_evidence = chooses_evidence
         self.warmed = 0
         self.cached: list[list[dict[str, str]]] = []
+        self.judged: list[str] = []
 
     @property
     def grammars(self) -> list[str]:
@@ -284,6 +285,11 @@ class ScriptedModel:
 
     def cache_prefix(self, messages: list[dict[str, str]]) -> None:
         self.cached.append(messages)
+
+    def judge(self, messages: list[dict[str, str]], reply: str, query: str) -> float | None:
+        """No logits here: a scripted model has no judgement of its own."""
+        self.judged.append(query)
+        return None
 
     def answer(
         self,

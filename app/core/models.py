@@ -206,6 +206,18 @@ class Support(BaseModel):
         default_factory=list,
         description="For a refusal: the passages closest to the question, to check by hand.",
     )
+    judged: list[Citation] = Field(
+        default_factory=list,
+        description="For an answer refused after it was written: the citations it had.",
+    )
+    features: dict[str, float] = Field(
+        default_factory=dict,
+        description="The signals the status model weighed (app.validation.status_model).",
+    )
+    probability: float | None = Field(
+        default=None,
+        description="The status model's probability that the answer is right (None: not judged).",
+    )
 
 
 class Validation(BaseModel):

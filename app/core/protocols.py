@@ -102,6 +102,14 @@ class ChatModel(Protocol):
         """
         ...
 
+    def judge(self, messages: list[dict[str, str]], reply: str, query: str) -> float | None:
+        """The model's own judgement of its ``reply`` to ``messages``: the probability it
+        gives to "yes" (against "no") as the first word of its answer to ``query`` asked
+        next ("Do the passages answer the question?"), read from its logits, the prompt it
+        has already processed reused from its cache. None where the logits are out of
+        reach (a server). Raises ``GenerationError`` on failure."""
+        ...
+
 
 class SummaryLibrary(Protocol):
     """What a document summary uses of a library (:class:`app.services.library.Library`):

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Collection, Iterable
+import unicodedata
+from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 
 import snowballstemmer
@@ -290,3 +291,34 @@ def restates(sentence: str, question: str, lang: str = "en") -> bool:
     asked = set(content_stems(question, lang, extra=STOPS_EXTRA))
     asked |= {stem(w, lang) for w in words(question)}
     return own <= asked
+
+
+def _script(ch: str) -> str:
+    """ "latin" for Latin letters, else the first word of the letter's Unicode name
+    ("HANGUL", "CJK", "CYRILLIC", "GREEK", "ARABIC")."""
+    if ch.isascii() or "LATIN" in unicodedata.name(ch, ""):
+        return "latin"
+    return unicodedata.name(ch, "other").split(" ")[0]
+
+
+def main_script(text: str) -> str:
+    """The script most of ``text``'s letters are written in ("latin", "HANGUL", "CJK", ...)."""
+    counts: dict[str, int] = {}
+    for ch in text:
+        if ch.isalpha():
+            s = _script(ch)
+            counts[s] = counts.get(s, 0) + 1
+    return max(counts, key=lambda s: counts[s]) if counts else "latin"
+
+
+def other_language(question: str, passages: Sequence[str]) -> bool:
+    """Whether ``passages`` (the nearest ones) are written in another language or script
+    than ``question``: an English question about a German, French or Korean document. A
+    word of the question missing there may be there translated ("Samsung" as 삼성,
+    "topology" as "Topologie"), so its absence proves nothing."""
+    text = "\n".join(passages)
+    if not text.strip():
+        return False
+    if main_script(question) != main_script(text):
+        return True
+    return detect_language(question) != detect_language(text)

@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from app.core.cpu import CpuShare
 from app.core.errors import GenerationError, ModelLoadError
 from app.core.progress import CancelToken, TokenCallback
@@ -89,6 +91,7 @@ class LlamaChatModel:
         self._llm: Any = None
         self._formatter: Any = None
         self._lock = threading.RLock()
+        self._yes_no: tuple[list[int], list[int]] | None = None
 
     # --- loading ---------------------------------------------------------------------
     @property
@@ -217,6 +220,52 @@ class LlamaChatModel:
             logger.info(
                 "warmed %d prompt tokens in %.0f ms", len(tokens), (time.perf_counter() - t0) * 1000
             )
+
+    def judge(self, messages: list[dict[str, str]], reply: str, query: str) -> float | None:
+        """P("yes") of the model's first word after ``query`` follows its ``reply``: only
+        the tokens after what the cache already holds (the prompt, usually) are evaluated."""
+        with self._lock:
+            self.warm_up()
+            turns = [*messages, {"role": "assistant", "content": reply}]
+            tokens = self.tokenize_chat([*turns, {"role": "user", "content": query}])
+            if len(tokens) + 8 > self.n_ctx:
+                return None
+            yes, no = self._yes_no_tokens()
+            if not yes or not no:
+                return None
+            llm = self._llm
+            keep = min(_common_prefix(llm._input_ids.tolist(), tokens), len(tokens) - 1)
+            try:
+                with self._computing():
+                    llm.n_tokens = keep
+                    llm.eval(tokens[keep:])
+                    logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),))
+            except (ValueError, RuntimeError) as exc:
+                raise GenerationError(f"Asking the model for its judgement failed: {exc}") from exc
+            top = float(max(logits[yes].max(), logits[no].max()))
+            p_yes = float(np.exp(logits[yes] - top).sum())
+            p_no = float(np.exp(logits[no] - top).sum())
+            return p_yes / (p_yes + p_no)
+
+    def _yes_no_tokens(self) -> tuple[list[int], list[int]]:
+        """The single tokens that begin a "yes" or a "no" answer ("Yes", " yes", "YES")."""
+        if self._yes_no is not None:
+            return self._yes_no
+
+        def first_tokens(words: tuple[str, ...]) -> list[int]:
+            out = set()
+            for w in words:
+                toks = self._llm.tokenize(w.encode("utf-8"), add_bos=False, special=False)
+                if len(toks) == 1:
+                    out.add(toks[0])
+            return sorted(out)
+
+        result = (
+            first_tokens(("Yes", " Yes", "yes", " yes", "YES")),
+            first_tokens(("No", " No", "no", " no", "NO")),
+        )
+        self._yes_no = result
+        return result
 
     def check_grammar(self, grammar: str) -> None:
         """Raise ``GenerationError`` if llama.cpp cannot parse ``grammar``."""

@@ -92,6 +92,11 @@ class RemoteChatModel:
     def cache_prefix(self, messages: list[dict[str, str]]) -> None:
         """The server keeps its own prompt cache."""
 
+    def judge(self, messages: list[dict[str, str]], reply: str, query: str) -> float | None:
+        """None: servers report token probabilities in ways of their own (or not at all), so
+        the status model weighs the other signals alone for a server's answers."""
+        return None
+
     def answer(
         self,
         messages: list[dict[str, str]],

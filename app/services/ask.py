@@ -36,7 +36,7 @@ from app.core.progress import (
     no_progress,
 )
 from app.core.protocols import AskLibrary, ChatModel
-from app.core.textkit import languages_in, stem
+from app.core.textkit import languages_in, other_language, stem
 from app.core.timing import ms_since
 from app.generation import chat_model_from_settings, local_chat_model
 from app.generation.prompt import PromptBundle, Similarity, system_prompt
@@ -65,6 +65,8 @@ __all__ = [
 ]
 
 MAX_TOKENS = 384
+JUDGE_QUERY = 'Do the passages answer the question "{q}"? Answer yes or no.'
+"""What the chat model is asked after its answer, for its own judgement (a signal)."""
 WARM_BATCH = 256
 EvidenceMode = Literal["auto", "model", "ranked"]
 
@@ -253,7 +255,12 @@ class AskService:
         )
         if bundle is None:
             return run.refusal(NO_HITS_TEXT)
-        refusing = concepts.refusing(bundle.relevance, self._word_languages())
+        nearest = [chunk.text for _, chunk in run.pairs[:3]]
+        refusing = concepts.refusing(
+            bundle.relevance,
+            self._word_languages(),
+            elsewhere=other_language(run.question, nearest),
+        )
         if refusing:  # a key concept is nowhere in the library, and nothing is close
             logger.info("refusing: %s occur nowhere in the library", [c.text for c in refusing])
             refused = verdict.absent_refusal(run.question, concepts, run.pairs)
@@ -274,7 +281,7 @@ class AskService:
         else:
             with self._gen_lock:
                 answer = self._respond(run, model, bundle)
-        return self._judge(run, answer, bundle, concepts)
+        return self._judge(run, answer, bundle, concepts, model)
 
     def summarize(
         self,
@@ -361,10 +368,33 @@ class AskService:
         )
         return pre
 
+    def _judgement(
+        self, run: AskRun, answer: Answer, bundle: PromptBundle, model: ChatModel
+    ) -> float | None:
+        """The chat model's own P("yes") that its cited passages answer the question (a
+        signal of the status model); None for a refusal or when the model gives none."""
+        if verdict.is_refusal(answer) or not answer.citations:
+            return None
+        t0 = time.perf_counter()
+        try:
+            with self._gen_lock:
+                p = model.judge(bundle.messages, answer.answer, JUDGE_QUERY.format(q=run.question))
+        except GenerationError:
+            logger.exception("the model's judgement failed; the status is judged without it")
+            return None
+        run.timings["judge"] = round(ms_since(t0), 1)
+        return p
+
     def _judge(
-        self, run: AskRun, answer: Answer, bundle: PromptBundle, concepts: verdict.Concepts
+        self,
+        run: AskRun,
+        answer: Answer,
+        bundle: PromptBundle,
+        concepts: verdict.Concepts,
+        model: ChatModel | None = None,
     ) -> Answer:
         """GREEN only when the evidence covers the question; else YELLOW or a refusal."""
+        judgement = None if model is None else self._judgement(run, answer, bundle, model)
         t0 = time.perf_counter()
         shown = [x for xs in bundle.source_sentences.values() for x in xs]
         result = verdict.check(
@@ -377,7 +407,9 @@ class AskService:
             languages=self._word_languages(),
             quote_context={x.text: x.context for x in shown if x.context},
         )
-        judged = verdict.apply(answer, result, run.pairs)
+        judged = verdict.apply(
+            answer, result, run.pairs, judgement=judgement, relevance=bundle.relevance
+        )
         run.timings["support"] = round(ms_since(t0), 2)
         return judged
 

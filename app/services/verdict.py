@@ -29,7 +29,7 @@ import numpy as np
 from app.core.asking import asking_part
 from app.core.models import Answer, Chunk, Citation, Source, Support
 from app.core.text import collapse_ws
-from app.core.textkit import detect_language, inflected_forms, restates
+from app.core.textkit import detect_language, inflected_forms, other_language, restates
 from app.generation.prompt import PromptBundle, sentence_units
 from app.services.answers import FAR_TEXT, REFUSAL_TEXT, refusal
 from app.validation.answer_checks import (
@@ -40,9 +40,12 @@ from app.validation.answer_checks import (
     contradiction,
     prints_year,
     repeats_itself,
+    reverses_polarity,
     type_present,
+    unsupported_words,
 )
 from app.validation.closest import closest_passages as passages_near
+from app.validation.status_model import StatusModel, features, shipped
 from app.validation.support import (
     Concept,
     Evidence,
@@ -185,8 +188,15 @@ class Concepts:
     """Years the question asks about ("in 2028", "im Jahr 2023") that the library never
     prints (:func:`missing_years`): they refuse whatever else is close."""
 
-    def refusing(self, relevance: float, languages: Collection[str] | None) -> list[Concept]:
+    def refusing(
+        self, relevance: float, languages: Collection[str] | None, *, elsewhere: bool = False
+    ) -> list[Concept]:
         """The absent concepts that refuse the question before generation, none to go on.
+
+        ``elsewhere``: the passages nearest the question are in another language or script
+        (:func:`~app.core.textkit.other_language`). A word absent from the library then may
+        be there translated or transliterated ("Samsung" as 삼성), so no word refuses;
+        the status model weighs the answer instead. A year is written the same in any.
 
         They refuse when no retrieved sentence is close (``relevance``, the best cosine, below
         ABSENT_MAX_RELEVANCE); in a language the word vectors do not know (``languages``,
@@ -195,7 +205,9 @@ class Concepts:
         library never prints refuses whatever the cosine: a passage on the same topic for
         another year is close, and answers another question."""
         if self.years:
-            return [*self.years, *self.telling]
+            return [*self.years, *([] if elsewhere else self.telling)]
+        if elsewhere:
+            return []
         if not self.telling or relevance < ABSENT_MAX_RELEVANCE:
             return self.telling
         if languages is None or self.lang in languages:
@@ -550,21 +562,54 @@ def is_refusal(answer: Answer) -> bool:
 
 def adds_nothing(question: str, sentence: str, quotes: Sequence[str]) -> str | None:
     """Why the model's sentence should give way to its evidence (shown extractively), or
-    None to keep it: it only restates the question, contradicts its own quotes, or only
-    loops over their words."""
+    None to keep it: it only restates the question, contradicts its own quotes, says what
+    they do not (:func:`unsupported_words`: "a type of cancer that develops in breast
+    tissue" over "This is not cancer"), states what they negate, or only loops over their
+    words. Only the sentence gives way: its quotes are verified, and the status model
+    judges them as the answer."""
     if restates(sentence, question):
         return "only restates the question"
     joined = " ".join(quotes)
     why = contradiction(sentence, joined, question)
     if why:
         return f"contradicts its quote ({why})"
-    if repeats_itself(sentence, joined, detect_language(joined)):
+    lang = detect_language(joined)
+    novel = unsupported_words(sentence, joined, question, lang)
+    if novel:
+        return f"says {quoted(novel[:3])}, which its quotes don't"
+    if reverses_polarity(sentence, joined):
+        return "states what its quote negates"
+    if repeats_itself(sentence, joined, lang):
         return "repeats itself where its quote does not"
     return None
 
 
-def apply(answer: Answer, result: SupportCheck, pairs: Sequence[tuple[Source, Chunk]]) -> Answer:
-    """The answer with its verdict: GREEN, YELLOW with what is missing, or a refusal."""
+def cited_retrieval(
+    citations: Sequence[Citation], pairs: Sequence[tuple[Source, Chunk]]
+) -> tuple[list[int], list[float]]:
+    """The retrieval ranks (1-based) and fused scores of the passages ``citations`` cite."""
+    by_chunk = {s.chunk_id: s for s, _ in pairs}
+    hits = [by_chunk[c.chunk_id] for c in citations if c.chunk_id in by_chunk]
+    return [h.rank for h in hits], [float(h.score) for h in hits]
+
+
+def apply(
+    answer: Answer,
+    result: SupportCheck,
+    pairs: Sequence[tuple[Source, Chunk]],
+    *,
+    judgement: float | None = None,
+    relevance: float | None = None,
+    model: StatusModel | None = None,
+) -> Answer:
+    """The answer with its verdict: GREEN, YELLOW with what is missing, or a refusal.
+
+    The status comes from the calibrated status model (:mod:`app.validation.status_model`,
+    ``model``: the shipped one by default) over the support check's signals, the cited
+    passages' retrieval ranks and scores, the prompt's ``relevance`` and the chat model's
+    ``judgement``. GREEN needs every quote verified as well; the reasons shown are the
+    support check's, the most telling first."""
+    model = model or shipped()
     support = Support(
         score=result.score,
         covered=result.covered,
@@ -582,24 +627,46 @@ def apply(answer: Answer, result: SupportCheck, pairs: Sequence[tuple[Source, Ch
             answer.answer = refusal_text(result, UNREASONED[answer.answer])
         answer.validation = v.model_copy(update={"support": support})
         return answer
-    if not answer.citations or result.refuses:
-        support.reasons = [of_rejected(r) for r in result.reasons]
+    ranks, scores = cited_retrieval(answer.citations, pairs)
+    quotes = [c.quote for c in answer.citations]
+    x = features(
+        result,
+        generated=answer.kind == "generated",
+        verified=v.status == "GREEN",
+        cited_ranks=ranks,
+        cited_scores=scores,
+        relevance=relevance,
+        n_citations=len(answer.citations),
+        other_language=other_language(answer.question, quotes),
+        judgement=judgement,
+    )
+    p = model.probability(x) if answer.citations else 0.0
+    support.features = x
+    support.probability = round(p, 4)
+    decided = model.status(p, v.status == "GREEN", x)
+    reasons = model.weakest(x, result.reasons)
+    if not answer.citations or decided == "REFUSE":
+        support.reasons = [of_rejected(r) for r in reasons]
         why = support.reasons[0] if support.reasons else "its citations don't answer the question."
         text = _led(UNVERIFIED, why)
         support.closest = closest_passages(answer.question, pairs)
+        support.judged = list(answer.citations)
         refused = refusal(answer.question, text, answer.sources, support=support)
         refused.model = answer.model
         refused.validation.dropped = v.dropped
         refused.validation.repaired = v.repaired
-        logger.info("verdict: refusal (support %.2f: %s)", result.score, why)
+        logger.info("verdict: refusal (p %.2f: %s)", p, why)
         return refused
-    green = v.status == "GREEN" and result.answers
-    status = "GREEN" if green else ("YELLOW" if v.status == "GREEN" else v.status)
     flags = list(v.flags)
-    if not green:
-        flags.extend(r for r in result.reasons if r not in flags)
-        if not result.reasons and v.status == "GREEN":
+    if decided == "GREEN":
+        support.reasons = []  # nothing lacking is claimed beside a GREEN
+        status = "GREEN"
+    else:
+        support.reasons = reasons
+        status = "YELLOW" if v.status == "GREEN" else v.status
+        flags.extend(r for r in reasons if r not in flags)
+        if not reasons and v.status == "GREEN":
             flags.append("The cited passages answer the question only in part.")
     answer.validation = v.model_copy(update={"status": status, "flags": flags, "support": support})
-    logger.info("verdict: %s (support %.2f)", status, result.score)
+    logger.info("verdict: %s (p %.2f)", status, p)
     return answer

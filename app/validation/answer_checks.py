@@ -386,3 +386,35 @@ def without_years_of(question: str, evidence: str) -> str:
     if not years:
         return evidence
     return _A_YEAR.sub(lambda m: " " if m.group() in years else m.group(), evidence)
+
+
+def unsupported_words(
+    sentence: str, quotes: str, question: str = "", lang: str = "en"
+) -> list[str]:
+    """The content words of a generated ``sentence`` that neither its ``quotes`` nor the
+    ``question`` carry (by stem, or as a longer or shorter form of one of their words): what
+    the model said of its own. "Lobular carcinoma in situ (LCIS) is a type of cancer that
+    develops in breast tissue" over "LCIS ... This is not cancer" says 'type', 'develops',
+    'tissue' of its own, and a status may not vouch for them."""
+    carried = set(textkit.content_stems(quotes, lang, extra=STOPS_EXTRA))
+    carried |= {textkit.stem(w, lang) for w in textkit.words(quotes)}
+    carried |= {textkit.stem(w, lang) for w in textkit.words(question)}
+    out: list[str] = []
+    for w in textkit.words(_MARKERS.sub(" ", sentence)):
+        if w.isdigit() or len(w) < 3 or w in STOPS_EXTRA or w in textkit.stop_words(lang):
+            continue
+        s = textkit.stem(w, lang)
+        if s in carried or any(
+            len(s) >= 5 and (c.startswith(s) or s.startswith(c)) for c in carried if len(c) >= 5
+        ):
+            continue
+        if w not in out:
+            out.append(w)
+    return out
+
+
+def reverses_polarity(sentence: str, quote: str) -> bool:
+    """Whether ``quote`` negates where ``sentence`` does not ("This is not cancer" cited for
+    "LCIS is a type of cancer"): the reverse case of :func:`contradiction`'s negation, which
+    a paraphrase may cause ("use X instead of Y"), so a signal rather than a verdict."""
+    return _negated(quote) and not _negated(sentence)

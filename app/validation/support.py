@@ -28,6 +28,7 @@ from typing import Literal
 
 from app.core import textkit
 from app.core.asking import asking_part, topic
+from app.core.focus import Focus, question_focus
 from app.core.models import Citation
 from app.core.text import collapse_ws
 from app.core.textkit import CITATION_MARKERS as _MARKERS
@@ -43,7 +44,9 @@ from app.validation.answer_checks import (
     answer_type,
     contradiction,
     has_number,
+    reverses_polarity,
     type_present,
+    unsupported_words,
     without_years_of,
 )
 from app.validation.claims import claim_numbers, source_numbers
@@ -158,6 +161,13 @@ class SupportCheck:
     none_answered: bool = False  # two asks, and the evidence answers neither
     absent: list[str] = field(default_factory=list)  # missing, and nowhere in the library
     closest: list[Citation] | None = None  # a refusal's closest passages, as checked
+    focus: list[str] = field(default_factory=list)  # what the question asks for (app.core.focus)
+    focus_coverage: float | None = None  # share of the focus the evidence holds; None: no focus
+    focus_missing: list[str] = field(default_factory=list)
+    plain_coverage: float = 1.0  # share of the concepts covered, each counting once
+    unsupported: list[str] = field(default_factory=list)  # the answer's words its quotes lack
+    unsupported_share: float = 0.0  # of the answer's content words
+    reversed_polarity: bool = False  # a quote negates what the answer states
 
     @property
     def refuses(self) -> bool:
@@ -610,6 +620,32 @@ def quoted(terms: Sequence[str]) -> str:
     return ", ".join(parts[:-1]) + " or " + parts[-1]
 
 
+def focus_concepts(focus: Focus, lang: str) -> list[Concept]:
+    """The focus's words as concepts of equal weight; a "how heavy" focus also matches the
+    attribute's nouns ("weight")."""
+    alt = frozenset(textkit.stem(a, lang) for a in focus.alternatives)
+    return [
+        Concept(w, "term", _variants(w.lower(), lang) | (alt if i == 0 else frozenset()))
+        for i, w in enumerate(focus.words)
+    ]
+
+
+def claim_support(
+    claims: Sequence[tuple[str, str]], question: str, lang: str
+) -> tuple[list[str], float, bool]:
+    """(the words the generated sentences say that their quotes and the question lack, their
+    share of the sentences' content words, whether a quote negates what its sentence states)."""
+    novel: list[str] = []
+    total = 0
+    flipped = False
+    for sentence, quote in claims:
+        own = textkit.content_words(_MARKERS.sub(" ", sentence), lang, extra=STOPS_EXTRA)
+        total += len(own)
+        novel += [w for w in unsupported_words(sentence, quote, question, lang) if w not in novel]
+        flipped = flipped or reverses_polarity(sentence, quote)
+    return novel, (min(1.0, len(novel) / total) if total else 0.0), flipped
+
+
 # --- the combination -------------------------------------------------------------------------
 def calibrated_similarity(sim: float | None) -> float | None:
     """Question-to-evidence cosine mapped to 0..1 (see ``SIM_LOW``/``SIM_HIGH``)."""
@@ -695,6 +731,24 @@ def assess(
         score = min(score, 0.2)
     if sim is not None and sim < 0.2:
         reasons.append(f"The {passages} are about something other than the question.")
+    focus = question_focus(question, lang)
+    f_concepts = focus_concepts(focus, lang)
+    f_cov, _f_covered, f_missing = (
+        coverage(f_concepts, ev, similar=similar, similar_languages=similar_languages)
+        if f_concepts
+        else (None, [], [])
+    )
+    named = {m.lower() for m in missing}
+    unnamed = [w for w in f_missing if w.lower() not in named]  # not said above already
+    if unnamed:
+        reasons.append(f"The {passages} don't say anything about {quoted(unnamed)}.")
+    novel, novel_share, flipped = claim_support(claims, question, lang)
+    if flipped:
+        reasons.append("A cited passage negates what the answer states.")
+    if novel:
+        reasons.append(f"The answer says {quoted(novel[:3])}, which its quotes don't.")
+    asked_only = [c for c in concepts if not c.told] or concepts
+    plain = sum(c.text in covered for c in asked_only) / len(asked_only) if asked_only else 1.0
     return SupportCheck(
         score=round(score, 3),
         covered=covered,
@@ -711,4 +765,11 @@ def assess(
         uncounted=list(counts.values()),
         none_answered=none_answered,
         absent=nowhere,
+        focus=list(focus.words),
+        focus_coverage=None if f_cov is None else round(f_cov, 3),
+        focus_missing=f_missing,
+        plain_coverage=round(plain, 3),
+        unsupported=novel,
+        unsupported_share=round(novel_share, 3),
+        reversed_polarity=flipped,
     )

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+import numpy as np
+
+from app.validation.status_model import FEATURES, StatusModel, vouchable
 from tests.bench.eval_metrics import Outcome, on_gold, summarize
 
 
@@ -182,3 +185,157 @@ def closing_line(
 
 def _num(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
+
+
+def redecide(outcome: Outcome, model: StatusModel) -> Outcome:
+    """``outcome`` as ``model`` would have decided it (a copy).
+
+    Only answers the status model judged carry ``support.features`` (refusals before
+    generation and the model's own refusals do not, and stay as they are). The features do
+    not depend on the decision, so deciding again from them is deciding as the app would:
+    a refusal after generation keeps the citations it judged (``judged``), and an answer
+    refused now moves its citations there."""
+    o = copy.deepcopy(outcome)
+    feats = (o.support or {}).get("features") or {}
+    if not feats:
+        return o
+    verified = feats.get("verified", 0.0) >= 0.5
+    p = model.probability(feats)
+    decided = model.status(p, verified, feats)
+    cites = o.citations or o.judged
+    if decided == "REFUSE" or not cites:
+        o.mode, o.kind, o.status = "refuse", "refusal", "REFUSED"
+        o.judged, o.citations = cites, []
+        return o
+    o.citations, o.judged = cites, []
+    o.mode = "answer"
+    o.kind = "generated" if feats.get("generated", 0.0) >= 0.5 else "extractive"
+    o.status = "GREEN" if decided == "GREEN" else "YELLOW"
+    if o.support is not None:
+        o.support["probability"] = round(p, 4)
+    return o
+
+
+def right(o: Outcome) -> bool:
+    """Whether a judged answer is right: its question is answerable and a citation it has
+    (or had, if refused after generation) is on an evidence page."""
+    return o.answerable and any(c["on_gold_page"] for c in (o.citations or o.judged))
+
+
+def judged(outcomes: Sequence[Outcome]) -> list[Outcome]:
+    """The outcomes the status model decides: answers with signals recorded."""
+    return [o for o in outcomes if (o.support or {}).get("features")]
+
+
+@dataclass(frozen=True)
+class StatusModelLever:
+    """The calibrated status model (app.validation.status_model) as a lever: a logistic
+    regression over the judged answers' features, fitted on the training folds, with its two
+    thresholds chosen there too: ``green_at`` the lowest probability above which GREEN's
+    precision reaches ``precision``, ``refuse_below`` the highest below which at most
+    ``answerable_refused`` of the answerable questions the model judges fall."""
+
+    precision: float = 0.95
+    answerable_refused: float = 0.10
+    c: float = 1.0
+    name: str = "status-model"
+
+    def fit(self, train: Sequence[Outcome]) -> StatusModel:
+        rows = judged(train)
+        x = np.array([[float(_features(o).get(n, 0.0)) for n in FEATURES] for o in rows])
+        y = np.array([right(o) for o in rows], dtype=int)
+        weights = fit_logistic(x, y, self.c)
+        model = StatusModel(features=FEATURES, green_at=1.0, refuse_below=0.0, about={}, **weights)
+        probs = [model.probability(_features(o)) for o in rows]
+        green_at, refuse_below = choose_thresholds(
+            probs, rows, precision=self.precision, answerable_refused=self.answerable_refused
+        )
+        return replace(model, green_at=green_at, refuse_below=refuse_below)
+
+    def apply(self, params: StatusModel, outcome: Outcome) -> Outcome:
+        return redecide(outcome, params)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, c: float = 1.0) -> dict[str, Any]:
+    """Standardise, fit an L2 logistic regression (scikit-learn), and return the weights in
+    the shape :class:`StatusModel` takes (mean, scale, coef per feature, intercept, and
+    the range each feature had)."""
+    from sklearn.linear_model import LogisticRegression
+
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale == 0] = 1.0
+    clf = LogisticRegression(C=c, max_iter=2000)
+    clf.fit((x - mean) / scale, y)
+    return {
+        "mean": tuple(round(float(v), 6) for v in mean),
+        "scale": tuple(round(float(v), 6) for v in scale),
+        "coef": tuple(round(float(v), 6) for v in clf.coef_[0]),
+        "intercept": round(float(clf.intercept_[0]), 6),
+        "low": tuple(round(float(v), 6) for v in x.min(axis=0)),
+        "high": tuple(round(float(v), 6) for v in x.max(axis=0)),
+    }
+
+
+def choose_thresholds(
+    probs: Sequence[float],
+    rows: Sequence[Outcome],
+    *,
+    precision: float,
+    answerable_refused: float,
+) -> tuple[float, float]:
+    """(green_at, refuse_below) for ``rows`` with the model's ``probs``: GREEN (verified
+    quotes only) at the lowest probability at which the answers at or above it reach
+    ``precision``; a refusal below the highest probability under which at most
+    ``answerable_refused`` of the answerable rows fall."""
+    pairs = sorted(
+        (
+            (p, right(o))
+            for p, o in zip(probs, rows, strict=True)
+            if _verified(o) and vouchable(_features(o))
+        ),
+        reverse=True,
+    )
+    green_at, ok, hits = 1.0, 0, 0
+    for i, (_p, good) in enumerate(pairs, start=1):
+        hits += good
+        if hits >= precision * i:
+            ok = i
+    if ok:
+        green_at = pairs[ok - 1][0]
+    answerable = sorted(p for p, o in zip(probs, rows, strict=True) if o.answerable)
+    allowed = int(answerable_refused * len(answerable))
+    refuse_below = answerable[allowed] if allowed < len(answerable) else 1.0
+    return round(green_at, 4), round(min(refuse_below, green_at), 4)
+
+
+def _features(o: Outcome) -> dict[str, float]:
+    return dict((o.support or {}).get("features") or {})
+
+
+def _verified(o: Outcome) -> bool:
+    return float(_features(o).get("verified", 0.0)) >= 0.5
+
+
+def curve(
+    probs: Sequence[float], rows: Sequence[Outcome], answerable: int
+) -> list[dict[str, float]]:
+    """GREEN's precision and coverage (of ``answerable`` questions) at each threshold from
+    0.50 to 0.99: the curve the chosen point lies on."""
+    out = []
+    for t in [x / 100 for x in range(50, 100, 3)]:
+        greens = [
+            o
+            for p, o in zip(probs, rows, strict=True)
+            if p >= t and _verified(o) and vouchable(_features(o))
+        ]
+        good = sum(right(o) for o in greens)
+        out.append(
+            {
+                "threshold": t,
+                "green": len(greens),
+                "precision": round(good / len(greens), 4) if greens else None,
+                "coverage": round(good / answerable, 4) if answerable else None,
+            }
+        )
+    return out

@@ -54,6 +54,7 @@ class Outcome:
     timings_ms: dict[str, float] = field(default_factory=dict)
     support: dict[str, Any] | None = None  # validation.support without its closest passages
     closest: list[dict[str, Any]] = field(default_factory=list)  # a refusal's closest passages
+    judged: list[dict[str, Any]] = field(default_factory=list)  # a refused answer's citations
     error: str | None = None
 
     @property
@@ -117,7 +118,11 @@ def outcome_from_answer(
     named = {outcome.gold_page}
     stated = named | set(outcome.also_pages)
     if answer.validation.support is not None:
-        outcome.support = answer.validation.support.model_dump(exclude={"closest"})
+        outcome.support = answer.validation.support.model_dump(exclude={"closest", "judged"})
+        outcome.judged = [
+            _cited(c, outcome, gold_doc_id, named, stated, chunk_texts)
+            for c in answer.validation.support.judged
+        ]
         for c in answer.validation.support.closest:
             in_doc = outcome.answerable and c.doc_id == gold_doc_id
             outcome.closest.append(
@@ -128,23 +133,34 @@ def outcome_from_answer(
                     "on_gold_page": bool(in_doc and citation_pages(c) & stated),
                 }
             )
-    for c in answer.citations:
-        in_doc = outcome.answerable and c.doc_id == gold_doc_id
-        pages = citation_pages(c)
-        outcome.citations.append(
-            {
-                "n": c.n,
-                "file": c.file.rsplit("/", 1)[-1],
-                "page": c.page,
-                "match": c.match,
-                "quote": c.quote,
-                "section": c.section,
-                "on_gold_page": bool(in_doc and pages & stated),
-                "on_named_page": bool(in_doc and pages & named),
-                "verbatim": quote_verbatim(c, chunk_texts.get(c.chunk_id)),
-            }
-        )
+    outcome.citations = [
+        _cited(c, outcome, gold_doc_id, named, stated, chunk_texts) for c in answer.citations
+    ]
     return outcome
+
+
+def _cited(
+    c: Citation,
+    outcome: Outcome,
+    gold_doc_id: str | None,
+    named: set[int | None],
+    stated: set[int | None],
+    chunk_texts: Mapping[str, str],
+) -> dict[str, Any]:
+    """One citation as eval.json records it, with whether it is on an evidence page."""
+    in_doc = outcome.answerable and c.doc_id == gold_doc_id
+    pages = citation_pages(c)
+    return {
+        "n": c.n,
+        "file": c.file.rsplit("/", 1)[-1],
+        "page": c.page,
+        "match": c.match,
+        "quote": c.quote,
+        "section": c.section,
+        "on_gold_page": bool(in_doc and pages & stated),
+        "on_named_page": bool(in_doc and pages & named),
+        "verbatim": quote_verbatim(c, chunk_texts.get(c.chunk_id)),
+    }
 
 
 def percentile(values: Sequence[float], p: float) -> float | None:

@@ -16,7 +16,17 @@ from typing import Any
 
 import pytest
 
-from tests.bench.crossval import GreenFloor, closing_line, cross_validate, format_cv
+from app.validation.status_model import FEATURES
+from tests.bench.crossval import (
+    GreenFloor,
+    StatusModelLever,
+    choose_thresholds,
+    closing_line,
+    cross_validate,
+    format_cv,
+    redecide,
+    right,
+)
 from tests.bench.eval_metrics import Outcome
 from tests.bench.real import corpus
 from tests.bench.real.corpus import Document, RealQuestion, folds, load_manifest
@@ -304,3 +314,57 @@ def test_every_conversation_turn_s_evidence_is_on_its_page_only() -> None:
         for t in c.turns
     ]
     assert corpus.evidence_problems_real(turns, corpus.CACHE / "corpus") == []
+
+
+def _judged(doc: str, n: int, *, focus: float, right: bool, answerable: bool = True) -> Outcome:
+    """An answer the status model judged, its one telling signal ``focus``."""
+    feats = {name: 0.0 for name in FEATURES} | {"focus_coverage": focus, "verified": 1.0}
+    o = _outcome(doc, n, status="YELLOW", score=focus, right=right)
+    o.answerable = answerable
+    o.support = {"score": focus, "features": feats}
+    return o
+
+
+def test_the_status_model_lever_learns_the_signal_and_picks_both_thresholds() -> None:
+    train = [
+        *(_judged("a.pdf", i, focus=0.6 + i / 100, right=True) for i in range(30)),
+        *(
+            _judged("a.pdf", 100 + i, focus=i / 100, right=False, answerable=False)
+            for i in range(30)
+        ),
+    ]
+    lever = StatusModelLever()
+    model = lever.fit(train)
+    assert 0.0 < model.refuse_below <= model.green_at < 1.0
+    good = lever.apply(model, _judged("b.pdf", 500, focus=0.9, right=True))
+    bad = lever.apply(model, _judged("b.pdf", 501, focus=0.05, right=False, answerable=False))
+    assert good.status == "GREEN" and good.citations
+    assert bad.kind == "refusal" and bad.status == "REFUSED" and not bad.citations
+    assert bad.judged  # the refused answer keeps what it had cited, for the next fit
+
+
+def test_a_refused_answer_is_answered_again_when_a_model_accepts_it() -> None:
+    o = _judged("b.pdf", 7, focus=0.9, right=True)
+    o.mode, o.kind, o.status = "refuse", "refusal", "REFUSED"
+    o.judged, o.citations = o.citations, []
+    model = StatusModelLever().fit(
+        [
+            *(_judged("a.pdf", i, focus=0.7 + i / 200, right=True) for i in range(20)),
+            *(_judged("a.pdf", 50 + i, focus=i / 100, right=False) for i in range(20)),
+        ]
+    )
+    again = redecide(o, model)
+    assert again.kind == "extractive" and again.citations and not again.judged
+    assert right(again)
+
+
+def test_thresholds_are_chosen_for_precision_and_for_answerable_refusals() -> None:
+    rows = [_judged("a.pdf", i, focus=0, right=i >= 5) for i in range(100)]
+    probs = [i / 100 for i in range(100)]
+    green_at, refuse_below = choose_thresholds(probs, rows, precision=0.95, answerable_refused=0.10)
+    assert green_at == 0.0  # 95 right of 100: every GREEN reaches 95%
+    assert refuse_below == 0.0  # min(refuse_below, green_at)
+    rows = [_judged("a.pdf", i, focus=0, right=i >= 50) for i in range(100)]
+    green_at, refuse_below = choose_thresholds(probs, rows, precision=0.95, answerable_refused=0.10)
+    assert green_at == pytest.approx(0.48)  # from 0.48 up: 50 right of 52 = 96.2%
+    assert refuse_below == pytest.approx(0.10)  # 10 of 100 answerable below

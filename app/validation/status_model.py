@@ -1,0 +1,242 @@
+"""The status of an answer from one calibrated model, not a rulebook.
+
+The support check (:mod:`app.validation.support`) measures; this module decides. Each
+answer's signals become one row of numbers (:func:`features`): how much of what the
+question asks for (its focus) and of what it is about the cited evidence holds, whether
+the kind of answer asked for is there, whether the answer only restates the question or
+says what its quotes do not, how close and how highly ranked the cited passages are, and
+the chat model's own judgement read from its logits. A logistic regression turns the row
+into the probability that the answer is right (it cites a passage that answers the
+question), and two thresholds turn that into the status a person sees: GREEN at or above
+``green_at``, a refusal below ``refuse_below``, YELLOW between.
+
+The weights and both thresholds are fitted by ``make train-verdict``
+(``tests/bench/train_verdict.py``) on the real corpus and the development sets, with whole
+documents held out of every fit, and checked in as ``resources/status_model.json``: a small
+file a person can read. ``green_at`` is where GREEN's cross-validated precision reaches its
+target, ``refuse_below`` where fewer than the target share of answerable questions fall
+below. The reasons a person reads stay in words: the support check's, ordered by how much
+the signal behind each pulled this answer's probability down (:meth:`StatusModel.weakest`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.core.resources import resources_dir
+from app.validation.support import SupportCheck
+
+MODEL_FILE = "status_model.json"
+
+FEATURES: tuple[str, ...] = (
+    "coverage",
+    "plain_coverage",
+    "focus_coverage",
+    "has_focus",
+    "type_found",
+    "asks_type",
+    "restated",
+    "contradiction",
+    "key_missing",
+    "unanswered",
+    "absent",
+    "similarity",
+    "unsupported_share",
+    "reversed_polarity",
+    "generated",
+    "verified",
+    "cited_rank",
+    "cited_score",
+    "relevance",
+    "n_citations",
+    "other_language",
+    "judgement",
+    "has_judgement",
+)
+"""Every signal the model may weigh, in the order of its weights."""
+
+NEUTRAL = {"similarity": 0.4, "judgement": 0.5, "focus_coverage": 1.0, "cited_score": 0.0}
+"""What a missing signal counts as (no embedder: no similarity; a server: no judgement);
+``has_*`` features tell the model which were missing."""
+
+
+def features(
+    check: SupportCheck,
+    *,
+    generated: bool,
+    verified: bool,
+    cited_ranks: Sequence[int] = (),
+    cited_scores: Sequence[float] = (),
+    relevance: float | None = None,
+    n_citations: int = 0,
+    other_language: bool = False,
+    judgement: float | None = None,
+) -> dict[str, float]:
+    """One answer's signals as numbers (see :data:`FEATURES`).
+
+    ``cited_ranks``: the 1-based retrieval ranks of the cited passages; ``cited_scores``
+    their fused retrieval scores; ``relevance``: the best question-to-sentence cosine of
+    the prompt's evidence; ``other_language``: the evidence is in another language than
+    the question; ``judgement``: the chat model's P("yes"), None when it has none."""
+    sim = check.similarity
+    best_rank = min(cited_ranks) if cited_ranks else 10
+    return {
+        "coverage": check.coverage,
+        "plain_coverage": check.plain_coverage,
+        "focus_coverage": (
+            NEUTRAL["focus_coverage"] if check.focus_coverage is None else check.focus_coverage
+        ),
+        "has_focus": float(check.focus_coverage is not None),
+        "type_found": float(check.type_found),
+        "asks_type": float(check.answer_type != "other"),
+        "restated": float(check.restated),
+        "contradiction": float(bool(check.contradictions)),
+        "key_missing": float(check.key_missing),
+        "unanswered": float(bool(check.unanswered or check.uncounted or check.none_answered)),
+        "absent": float(bool(check.absent)),
+        "similarity": NEUTRAL["similarity"] if sim is None else float(sim),
+        "unsupported_share": check.unsupported_share,
+        "reversed_polarity": float(check.reversed_polarity),
+        "generated": float(generated),
+        "verified": float(verified),
+        "cited_rank": 1.0 / best_rank,
+        "cited_score": max(cited_scores) if cited_scores else NEUTRAL["cited_score"],
+        "relevance": NEUTRAL["similarity"] if relevance is None else float(relevance),
+        "n_citations": float(min(n_citations, 5)),
+        "other_language": float(other_language),
+        "judgement": NEUTRAL["judgement"] if judgement is None else float(judgement),
+        "has_judgement": float(judgement is not None),
+    }
+
+
+def vouchable(x: Mapping[str, float]) -> bool:
+    """Whether a GREEN may vouch for an answer with features ``x`` at all, whatever its
+    probability. These are what GREEN means, not thresholds: the question's focus (what it
+    asks for, when one was found) is in the evidence at least in part, nothing it asks about
+    is missing from the whole library (a GREEN beside "No passage in your library mentions
+    'antenna'" would contradict its own reason), and no sentence contradicts a quote, says
+    what its quotes do not, or states what they negate."""
+    if x.get("has_focus", 0.0) >= 0.5 and x.get("focus_coverage", 1.0) <= 0.0:
+        return False
+    if x.get("absent", 0.0) > 0:
+        return False
+    return not (
+        x.get("contradiction", 0.0) > 0
+        or x.get("unsupported_share", 0.0) > 0
+        or x.get("reversed_polarity", 0.0) > 0
+    )
+
+
+REASON_SIGNALS: dict[str, tuple[str, ...]] = {
+    "No passage in your library": ("absent", "coverage"),
+    "don't say anything about": ("focus_coverage",),
+    "don't answer": ("unanswered",),
+    "don't say how many": ("unanswered",),
+    "The question asks for": ("type_found",),
+    "don't mention": ("coverage", "plain_coverage", "key_missing"),
+    "only restates": ("restated",),
+    "about something other": ("similarity",),
+    "negates what the answer": ("reversed_polarity",),
+    "which its quotes don't": ("unsupported_share",),
+    "Contradiction": ("contradiction",),
+}
+"""Which signals each of the support check's reasons speaks for (by a phrase of it)."""
+
+
+@dataclass(frozen=True)
+class StatusModel:
+    """A fitted logistic regression over standardised :data:`FEATURES`, and its thresholds."""
+
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    green_at: float
+    refuse_below: float
+    about: dict[str, object] = field(default_factory=dict)
+    low: tuple[float, ...] = ()
+    high: tuple[float, ...] = ()
+    """The range each feature had in training; a value outside it counts as its nearest end
+    (a retrieval score of another scale must not outweigh every other signal)."""
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> StatusModel:
+        """The model in ``path`` (default: the one shipped in resources)."""
+        path = path or resources_dir() / MODEL_FILE
+        data = json.loads(path.read_text(encoding="utf-8"))
+        names = tuple(data["features"])
+        w = data["weights"]
+        return cls(
+            features=names,
+            mean=tuple(float(w[n]["mean"]) for n in names),
+            scale=tuple(float(w[n]["scale"]) for n in names),
+            coef=tuple(float(w[n]["weight"]) for n in names),
+            intercept=float(data["intercept"]),
+            green_at=float(data["thresholds"]["green_at"]),
+            refuse_below=float(data["thresholds"]["refuse_below"]),
+            about=dict(data.get("about", {})),
+            low=tuple(float(w[n].get("low", -math.inf)) for n in names),
+            high=tuple(float(w[n].get("high", math.inf)) for n in names),
+        )
+
+    def contributions(self, x: Mapping[str, float]) -> dict[str, float]:
+        """Each signal's pull on the log-odds: weight × standardised value (the value held
+        to the range it had in training)."""
+        n_f = len(self.features)
+        low = self.low or (-math.inf,) * n_f
+        high = self.high or (math.inf,) * n_f
+        out = {}
+        for i, (n, m, s, c) in enumerate(
+            zip(self.features, self.mean, self.scale, self.coef, strict=True)
+        ):
+            v = min(max(float(x.get(n, NEUTRAL.get(n, 0.0))), low[i]), high[i])
+            out[n] = c * (v - m) / (s or 1.0)
+        return out
+
+    def probability(self, x: Mapping[str, float]) -> float:
+        """P(the answer is right) for one answer's features."""
+        z = self.intercept + sum(self.contributions(x).values())
+        if z >= 0:
+            return 1.0 / (1.0 + math.exp(-z))
+        e = math.exp(z)
+        return e / (1.0 + e)
+
+    def status(
+        self, probability: float, verified: bool, x: Mapping[str, float] | None = None
+    ) -> str:
+        """GREEN, YELLOW or REFUSE for ``probability``. GREEN also needs verified quotes and
+        an answer a GREEN can vouch for (:func:`vouchable`, from its features ``x``)."""
+        if probability < self.refuse_below:
+            return "REFUSE"
+        if verified and probability >= self.green_at and (x is None or vouchable(x)):
+            return "GREEN"
+        return "YELLOW"
+
+    def weakest(self, x: Mapping[str, float], reasons: Sequence[str]) -> list[str]:
+        """``reasons`` ordered by how much the signals each speaks for pulled the
+        probability down (most first); reasons of no signal keep their place after."""
+        pull = self.contributions(x)
+
+        def weight(reason: str) -> float:
+            for phrase, names in REASON_SIGNALS.items():
+                if phrase in reason:
+                    return min(pull.get(n, 0.0) for n in names)
+            return 0.0
+
+        return sorted(reasons, key=weight)
+
+
+_shipped: StatusModel | None = None
+
+
+def shipped() -> StatusModel:
+    """The model shipped in resources, loaded once."""
+    global _shipped
+    if _shipped is None:
+        _shipped = StatusModel.load()
+    return _shipped

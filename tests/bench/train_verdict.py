@@ -1,0 +1,232 @@
+"""Fit the status model (``make train-verdict``), cross-validated by document, and ship it.
+
+    python -m tests.bench.train_verdict --real bench-results/verdict-real.json \
+        --dev bench-results/verdict-dev.json [--cv 5] [--write]
+
+The inputs are ``make eval`` JSON files of the real corpus's development half and of the
+development sets, run with the app as it is: every answer the status model judges records its
+signals (``support.features``) and, if it was refused after generation, the citations it had
+(``judged``), so deciding again from them is deciding as the app would
+(:func:`tests.bench.crossval.redecide`). ``make train-verdict`` runs both evaluations first.
+
+Folds are whole documents: the real corpus's document families
+(``tests.bench.real.corpus.folds``) and each development set's documents, spread over the same
+K folds; every fold's model (weights and both thresholds) is fitted on the other folds only.
+What it prints, per source and pooled: the held-out figures, the GREEN precision/coverage
+curve of the held-out probabilities, and the weights. ``--write`` fits the model on
+everything, takes both thresholds from the held-out probabilities, and writes
+``resources/status_model.json``. The sealed half never enters: its run strips the per-question
+outcomes, and a real outcome of a document outside the folds is an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from app.core.resources import resources_dir
+from app.validation.status_model import FEATURES, MODEL_FILE, StatusModel
+from tests.bench.crossval import (
+    StatusModelLever,
+    _features,
+    choose_thresholds,
+    curve,
+    headline,
+    judged,
+    right,
+)
+from tests.bench.eval_metrics import Outcome, summarize
+from tests.bench.real import corpus as real_corpus
+
+
+def load(path: Path, *, real: bool) -> list[tuple[str, Outcome]]:
+    """(set name, outcome) for every question of every set in an eval JSON; a development
+    set's documents are named ``set:file`` so that two sets' files never share a fold key."""
+    report = json.loads(path.read_text(encoding="utf-8"))
+    out = []
+    for name, rep in report["sets"].items():
+        if name == "real-sealed":
+            raise SystemExit(f"{path}: the sealed set never trains the status model")
+        for q in rep.get("questions", []):
+            o = Outcome(**q)
+            if not real:
+                o.doc = f"{name}:{o.doc}"
+            out.append((name, o))
+    return out
+
+
+def fold_map(outcomes: Sequence[tuple[str, Outcome]], k: int) -> dict[str, int]:
+    """Each document's fold: the real corpus's by family, a development document's by a
+    stable hash of its name."""
+    folds = real_corpus.folds(real_corpus.load_manifest(), k)
+    out: dict[str, int] = {}
+    for _name, o in outcomes:
+        if o.doc in folds:
+            out[o.doc] = folds[o.doc]
+        elif ":" in o.doc:
+            out[o.doc] = zlib.crc32(o.doc.encode("utf-8")) % k
+        else:
+            raise SystemExit(f"{o.doc}: a real document outside the folds (sealed?)")
+    return out
+
+
+def cross_validated(
+    outcomes: Sequence[tuple[str, Outcome]], fold_of: dict[str, int], k: int, lever: Any
+) -> tuple[list[tuple[str, Outcome]], dict[int, float], list[Any]]:
+    """The held-out outcomes as each fold's model decides them, their probabilities (by
+    position in ``outcomes``), and each fold's model."""
+    held: list[tuple[str, Outcome] | None] = [None] * len(outcomes)
+    probs: dict[int, float] = {}
+    models = []
+    for fold in range(k):
+        train = [o for _n, o in outcomes if fold_of[o.doc] != fold]
+        model = lever.fit(train)
+        models.append(model)
+        for i, (name, o) in enumerate(outcomes):
+            if fold_of[o.doc] == fold:
+                held[i] = (name, lever.apply(model, o))
+                if _features(o):
+                    probs[i] = model.probability(_features(o))
+    return [h for h in held if h is not None], probs, models
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def figures_line(label: str, outcomes: Sequence[Outcome]) -> str:
+    h = headline(summarize(outcomes, (5,)))
+    return (
+        f"  {label:<22} {h['questions']:>4} q ({h['unanswerable']:>3} unans.)  "
+        f"GREEN {h['green']:>4} precision {_pct(h['green_precision']):>6} "
+        f"coverage {_pct(h['green_coverage']):>6}  unans. refused "
+        f"{_pct(h['refused_unanswerable']):>6}  ans. refused {_pct(h['refused_answerable']):>6}  "
+        f"evidence page cited {_pct(h['right_page_all']):>6}  invalid {h['invalid_citations']}"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tests.bench.train_verdict", description=__doc__)
+    p.add_argument("--real", type=Path, required=True, help="eval JSON of --set real")
+    p.add_argument("--dev", type=Path, default=None, help="eval JSON of --set all")
+    p.add_argument("--cv", type=int, default=5)
+    p.add_argument("--c", type=float, default=1.0, help="inverse L2 strength")
+    p.add_argument("--write", action="store_true", help=f"write resources/{MODEL_FILE}")
+    p.add_argument("--json", type=Path, default=None, help="write the report here")
+    args = p.parse_args(argv)
+
+    outcomes = load(args.real, real=True)
+    if args.dev is not None:
+        outcomes += load(args.dev, real=False)
+    fold_of = fold_map(outcomes, args.cv)
+    lever = StatusModelLever(c=args.c)
+    held, probs, models = cross_validated(outcomes, fold_of, args.cv, lever)
+    rows = judged([o for _n, o in outcomes])
+    print(
+        f"{len(outcomes)} questions, {len(rows)} answers judged by the status model "
+        f"({sum(right(o) for o in rows)} right), {args.cv} document-held-out folds"
+    )
+    print("\nheld-out figures (each fold's model fitted on the other folds):")
+    sets = sorted({n for n, _ in held}, key=lambda n: (n != "real", n))
+    for name in sets:
+        print(figures_line(name, [o for n, o in held if n == name]))
+    dev = [o for n, o in held if n != "real"]
+    if dev:
+        print(figures_line("development sets", dev))
+    print("\nper-fold thresholds (green_at, refuse_below):")
+    print("  " + ", ".join(f"({m.green_at:.3f}, {m.refuse_below:.3f})" for m in models))
+
+    report: dict[str, Any] = {"cv": {}, "curve": {}}
+    for name in ["real", "development sets"]:
+        idx = [
+            i
+            for i, (n, _o) in enumerate(outcomes)
+            if (n == "real") == (name == "real") and i in probs
+        ]
+        if not idx:
+            continue
+        answerable = sum(o.answerable for n, o in outcomes if (n == "real") == (name == "real"))
+        c = curve([probs[i] for i in idx], [outcomes[i][1] for i in idx], answerable)
+        report["curve"][name] = c
+        print(f"\nGREEN precision / coverage of held-out probabilities, {name}:")
+        for point in c:
+            print(
+                f"  p >= {point['threshold']:.2f}: {point['green']:>4} GREEN, precision "
+                f"{_pct(point['precision']):>6}, coverage {_pct(point['coverage']):>6}"
+            )
+    for name in sets:
+        report["cv"][name] = headline(summarize([o for n, o in held if n == name], (5,)))
+
+    final = lever.fit([o for _n, o in outcomes])
+    oof_rows = [outcomes[i][1] for i in sorted(probs)]
+    green_at, refuse_below = choose_thresholds(
+        [probs[i] for i in sorted(probs)],
+        oof_rows,
+        precision=lever.precision,
+        answerable_refused=lever.answerable_refused,
+    )
+    print(
+        f"\nthresholds from the held-out probabilities: green_at {green_at}, "
+        f"refuse_below {refuse_below}"
+    )
+    print("\nweights of the model fitted on everything (standardised features):")
+    for n, w in sorted(zip(FEATURES, final.coef, strict=True), key=lambda t: -abs(t[1])):
+        print(f"  {n:<20} {w:+.3f}")
+    if args.write:
+        write(final, green_at, refuse_below, outcomes, rows, report)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    return 0
+
+
+def write(
+    model: StatusModel,
+    green_at: float,
+    refuse_below: float,
+    outcomes: Sequence[tuple[str, Outcome]],
+    rows: Sequence[Outcome],
+    report: dict[str, Any],
+) -> None:
+    """``resources/status_model.json``: features, weights, thresholds and what they rest on."""
+    data = {
+        "about": {
+            "what": "Logistic regression over the support check's signals; "
+            "see app/validation/status_model.py. Written by `make train-verdict`.",
+            "trained": dt.date.today().isoformat(),
+            "questions": len(outcomes),
+            "answers_judged": len(rows),
+            "right": sum(right(o) for o in rows),
+            "sets": sorted({n for n, _ in outcomes}),
+            "thresholds_from": "held-out probabilities of document-held-out folds: GREEN "
+            "precision >= 95%, < 10% of judged answerable questions below refuse_below",
+            "cross_validated": report["cv"],
+        },
+        "features": list(model.features),
+        "weights": {
+            n: {"weight": w, "mean": m, "scale": s, "low": lo, "high": hi}
+            for n, w, m, s, lo, hi in zip(
+                model.features,
+                model.coef,
+                model.mean,
+                model.scale,
+                model.low,
+                model.high,
+                strict=True,
+            )
+        },
+        "intercept": model.intercept,
+        "thresholds": {"green_at": green_at, "refuse_below": refuse_below},
+    }
+    path = resources_dir() / MODEL_FILE
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"\nwrote {path}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,157 @@
+"""What a question asks for, what an answer says of its own, and the status model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.core.focus import question_focus
+from app.core.textkit import other_language
+from app.validation.answer_checks import reverses_polarity, unsupported_words
+from app.validation.status_model import FEATURES, MODEL_FILE, StatusModel, features, shipped
+from app.validation.support import assess
+
+
+@pytest.mark.parametrize(
+    ("question", "focus"),
+    [
+        (
+            "What is the operating temperature range of the ADSP-21161N EZ-KIT Lite board?",
+            ("operating", "temperature", "range"),
+        ),
+        ("How many men in Australia find out they have breast cancer each year?", ("men",)),
+        ("How heavy is the bike?", ("heavy",)),
+        ("When was the club founded?", ("founded",)),
+        ("Who wrote the GnuCash guide?", ("wrote",)),
+        ("Where can I buy tickets?", ("buy", "tickets")),
+        ("What fare did the operator charge?", ("fare",)),
+        ("Does the bike have a warranty?", ("warranty",)),
+        ("Can I get a printed copy of these notes?", ("printed", "copy")),
+        (
+            "Which natbib option stops the author names of a citation from being broken?",
+            ("option", "author", "names"),
+        ),
+        ("Wie viele Mitarbeiter hat die Firma?", ("Mitarbeiter",)),
+    ],
+)
+def test_the_focus_is_what_the_question_asks_for_not_its_topic(
+    question: str, focus: tuple[str, ...]
+) -> None:
+    assert question_focus(question).words == focus
+
+
+def test_a_how_adjective_focus_is_also_stated_by_its_noun() -> None:
+    f = question_focus("How heavy is the bike?")
+    assert "weight" in f.alternatives
+
+
+def test_a_question_of_no_known_shape_has_no_focus() -> None:
+    assert question_focus("Tell me everything.").words == ()
+
+
+def test_the_topic_alone_does_not_cover_the_focus() -> None:
+    q = "What is the operating temperature range of the ADSP-21161N EZ-KIT Lite board?"
+    topic_only = assess(
+        q, ["This chapter describes the hardware design of the ADSP-21161N EZ-KIT Lite board."]
+    )
+    answered = assess(
+        q, ["The ADSP-21161N EZ-KIT Lite board operates at temperatures from 0 to 70 degrees."]
+    )
+    assert topic_only.focus_coverage == 0.0
+    assert any("temperature" in r for r in topic_only.reasons)
+    assert answered.focus_coverage is not None and answered.focus_coverage > 0.5
+
+
+def test_words_an_answer_says_of_its_own_are_found() -> None:
+    quote = (
+        "Lobular carcinoma in situ (LCIS) means abnormal cells in the lobules. This is not cancer."
+    )
+    said = (
+        "Lobular carcinoma in situ (LCIS) is a type of cancer that develops in breast tissue [1]."
+    )
+    novel = unsupported_words(said, quote, "What does LCIS mean and is it cancer?")
+    assert {"type", "develops", "tissue"} <= set(novel)
+    assert reverses_polarity(said, quote)
+    assert unsupported_words("The bike weighs 23.4 kg [1].", "Weight of the bike: 23.4 kg") == []
+
+
+def test_an_answer_saying_what_its_quote_does_not_is_a_signal_of_the_check() -> None:
+    q = "What does LCIS mean and is it cancer?"
+    quote = (
+        "Lobular carcinoma in situ (LCIS) means abnormal cells in the lobules. This is not cancer."
+    )
+    said = "LCIS is a type of cancer that develops in breast tissue [1]."
+    check = assess(q, [quote], claims=[(said, quote)])
+    assert check.unsupported_share > 0.3 and check.reversed_polarity
+
+
+def test_another_script_or_language_is_told_apart() -> None:
+    assert other_language("Who makes the phone?", ["삼성 전자는 한국의 회사입니다"])
+    assert other_language(
+        "Can I get a printed copy of these notes?", ["Sei X ein topologischer Raum und U offen."]
+    )
+    assert not other_language("How heavy is the bike?", ["The bike weighs 23 kg."])
+
+
+def _model(green_at: float = 0.8, refuse_below: float = 0.3) -> StatusModel:
+    coef = tuple(2.0 if n == "focus_coverage" else 0.0 for n in FEATURES)
+    return StatusModel(
+        features=FEATURES,
+        mean=tuple(0.5 if n == "focus_coverage" else 0.0 for n in FEATURES),
+        scale=tuple(0.25 if n == "focus_coverage" else 1.0 for n in FEATURES),
+        coef=coef,
+        intercept=0.0,
+        green_at=green_at,
+        refuse_below=refuse_below,
+    )
+
+
+def test_the_status_follows_the_probability_and_needs_verified_quotes_for_green() -> None:
+    m = _model()
+    full = {"focus_coverage": 1.0}
+    none = {"focus_coverage": 0.0}
+    assert m.probability(full) > 0.95 and m.probability(none) < 0.05
+    assert m.status(m.probability(full), verified=True) == "GREEN"
+    assert m.status(m.probability(full), verified=False) == "YELLOW"
+    assert m.status(m.probability(none), verified=True) == "REFUSE"
+    assert m.status(0.5, verified=True) == "YELLOW"
+
+
+def test_reasons_are_ordered_by_the_signal_that_pulled_hardest() -> None:
+    m = _model()
+    reasons = [
+        "The cited passages don't mention ‘x’.",
+        "The cited passages don't say anything about ‘range’.",
+    ]
+    assert m.weakest({"focus_coverage": 0.0}, reasons)[0] == reasons[1]
+
+
+def test_a_model_round_trips_through_its_readable_file(tmp_path: Path) -> None:
+    m = _model()
+    data = {
+        "features": list(FEATURES),
+        "weights": {
+            n: {"weight": w, "mean": a, "scale": s}
+            for n, w, a, s in zip(FEATURES, m.coef, m.mean, m.scale, strict=True)
+        },
+        "intercept": 0.0,
+        "thresholds": {"green_at": 0.8, "refuse_below": 0.3},
+    }
+    path = tmp_path / MODEL_FILE
+    path.write_text(json.dumps(data), encoding="utf-8")
+    loaded = StatusModel.load(path)
+    assert loaded.probability({"focus_coverage": 0.9}) == pytest.approx(
+        m.probability({"focus_coverage": 0.9})
+    )
+
+
+def test_the_shipped_model_weighs_every_signal_the_check_gives() -> None:
+    model = shipped()
+    assert model.features == FEATURES
+    assert 0.0 <= model.refuse_below <= model.green_at <= 1.0
+    check = assess("How heavy is the bike?", ["Weight of the bike: 23.4 kg"])
+    x = features(check, generated=False, verified=True, cited_ranks=[1], n_citations=1)
+    assert set(x) == set(FEATURES)
+    assert 0.0 < model.probability(x) < 1.0
