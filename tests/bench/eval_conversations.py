@@ -34,6 +34,9 @@ from tests.bench.question_set import read_jsonl
 from tests.bench.real import corpus as real_corpus
 
 CONVERSATIONS = real_corpus.HERE / "conversations.jsonl"
+HELDOUT_CONVERSATIONS = real_corpus.HERE / "conversations_heldout.jsonl"
+"""40 more conversations (30 follow-up, 10 standalone) over 12 other development documents,
+written blind after the follow-up rules were built: never read while changing them."""
 
 
 class Turn(BaseModel):
@@ -105,13 +108,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tests.bench.eval_conversations")
     p.add_argument("--library", type=Path, default=None, help="Library folder to build or reuse.")
     p.add_argument("--out", type=Path, default=Path("bench-results/eval-conversations.json"))
+    p.add_argument(
+        "--heldout",
+        action="store_true",
+        help="Run the held-out conversations (read by nobody who changes the rules).",
+    )
     args = p.parse_args(argv)
 
     from app.core.config import Settings
     from app.services.library import Library
     from tests.bench.eval_answers import build_library, library_dir
 
-    cases = load_conversations()
+    cases = load_conversations(HELDOUT_CONVERSATIONS if args.heldout else CONVERSATIONS)
     docs = real_corpus.load_manifest()
     corpus = real_corpus.fetch(docs)
     rows: list[Row] = []

@@ -297,7 +297,7 @@ def test_the_conversations_are_follow_ups_and_standalone_ones_over_development_d
     reason="the real corpus is not fetched here (make eval SET=real fetches it)",
 )
 def test_every_conversation_turn_s_evidence_is_on_its_page_only() -> None:
-    from tests.bench.eval_conversations import load_conversations
+    from tests.bench.eval_conversations import HELDOUT_CONVERSATIONS, load_conversations
 
     turns = [
         RealQuestion(
@@ -310,10 +310,20 @@ def test_every_conversation_turn_s_evidence_is_on_its_page_only() -> None:
             page=t.page,
             evidence=t.evidence,
         )
-        for c in load_conversations()
+        for c in [*load_conversations(), *load_conversations(HELDOUT_CONVERSATIONS)]
         for t in c.turns
     ]
     assert corpus.evidence_problems_real(turns, corpus.CACHE / "corpus") == []
+
+
+def test_the_held_out_conversations_are_over_other_development_documents() -> None:
+    from tests.bench.eval_conversations import HELDOUT_CONVERSATIONS, load_conversations
+
+    held = load_conversations(HELDOUT_CONVERSATIONS)
+    kinds = Counter(c.kind for c in held)
+    assert kinds["follow-up"] >= 30 and kinds["standalone"] >= 10
+    assert not {c.document for c in held} & {c.document for c in load_conversations()}
+    assert not {c.id for c in held} & {c.id for c in load_conversations()}
 
 
 def _judged(doc: str, n: int, *, focus: float, right: bool, answerable: bool = True) -> Outcome:
