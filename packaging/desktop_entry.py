@@ -56,7 +56,7 @@ def desktop_entry(command: str) -> str:
         f"TryExec={command}\n"
         "Icon=footnote\n"
         "Terminal=false\n"
-        "Categories=Office;Viewer;Education;\n"
+        "Categories=Office;Viewer;\n"  # one main category: listed once in the menu
         "Keywords=PDF;citation;question;answer;search;\n"
         f"MimeType={';'.join(mime_types())};\n"
         "StartupNotify=true\n"

@@ -531,7 +531,10 @@ def run_deb(deb: Path, *, window_runs: int = 5, **flows: Any) -> Report:
     report.steps.append(Step("remove", round(time.monotonic() - started, 2), status or "gone"))
 
     started = time.monotonic()
-    _sh("purge", ["apt-get", "purge", "-y", DEB_PACKAGE])
+    if deb_status():  # configuration left (there is none: remove usually forgets it already)
+        _sh("purge", ["apt-get", "purge", "-y", DEB_PACKAGE])
+    else:  # apt-get purge fails on a package dpkg no longer knows; dpkg --purge says so
+        _sh("purge", ["dpkg", "--purge", DEB_PACKAGE])
     if deb_status():
         raise PackageTestError(f"purge: dpkg still knows {DEB_PACKAGE}: {deb_status()!r}")
     left = [p for p in contents if p not in existed and os.path.lexists(p)]
