@@ -107,16 +107,26 @@ screenshots: setup
 	xvfb-run -a -s "-screen 0 1920x1080x24" $(BIN)/python tools/screenshots.py --dark
 	xvfb-run -a -s "-screen 0 2560x1600x24" env QT_SCALE_FACTOR=2 $(BIN)/python tools/screenshots.py --sizes 1280x800 --tag hidpi
 
-# Desktop bundle dist/Footnote/ (PyInstaller) and the Linux installer tarball; see packaging/README.md.
+# Desktop bundle dist/Footnote/ (PyInstaller), then the Debian package dist/footnote_<version>_<arch>.deb
+# (dpkg-deb; dpkg-shlibdeps names its dependencies) and the tarball for other distributions; see
+# packaging/README.md.
 package: setup
+	@command -v dpkg-shlibdeps >/dev/null 2>&1 || { \
+	  echo "Installing dpkg-dev (dpkg-shlibdeps names the .deb's dependencies)..."; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends dpkg-dev; }
 	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/footnote.spec
+	$(BIN)/python packaging/make_deb.py --dist dist
 	$(BIN)/python packaging/make_tarball.py --dist dist
-	@du -sh dist/Footnote
+	@du -sh dist/Footnote; ls -l dist/footnote_*.deb dist/footnote-*.tar.gz
 
-# Run the built bundle as a user's machine would: empty environment, no Python on PATH, no network.
+# As a user's machine would, with an empty environment and no network: install the .deb with
+# apt-get (as root), run ingest, search, ask, the window and OCR through /usr/bin/footnote, time
+# the window, remove and purge it and check nothing is left; then start the tarball's bundle.
+# build/import-log.json: every module and library the installed app loaded (bundle_report.py).
 package-test:
-	@test -x dist/Footnote/Footnote || $(MAKE) package
-	env -i PATH=/usr/local/bin:/usr/bin:/bin $(PYTHON) packaging/package_test.py
+	@ls dist/footnote_*.deb >/dev/null 2>&1 && test -x dist/Footnote/Footnote || $(MAKE) package
+	env -i PATH=/usr/local/bin:/usr/bin:/bin $(PYTHON) packaging/package_test.py \
+	  --deb "$$(ls -t dist/footnote_*.deb | head -1)" --import-log build/import-log.json
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache

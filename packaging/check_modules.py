@@ -82,6 +82,19 @@ def traced_modules(pdf: Path) -> set[str]:
     return seen
 
 
+def _left_out() -> list[str]:
+    """Packages left out on purpose (leave_out.py): SciPy and scikit-learn among them, which the
+    venv imports and the bundle replaces by stand-ins."""
+    sys.path.insert(0, str(ROOT / "packaging"))
+    import leave_out
+
+    return [*leave_out.EXCLUDES, *leave_out.STANDIN_PACKAGES]
+
+
+def _is_left_out(name: str, left_out: list[str]) -> bool:
+    return any(name == x or name.startswith(x + ".") for x in left_out)
+
+
 def _is_virtual(name: str, extensions: set[str]) -> bool:
     """Stdlib, a C-level sub-module registered by an extension (``_csparsetools``), or a child
     of an extension module (``scipy.optimize._highspy._core.cb``)."""
@@ -127,10 +140,13 @@ def main(argv: list[str] | None = None) -> int:
     used = traced_modules(args.pdf.resolve())
     have = bundled_modules(args.bundle)
     extensions = extension_modules(args.bundle)
+    left_out = _left_out()
     missing = sorted(
         m
         for m in used - have
-        if not m.startswith(_IGNORED_PREFIXES) and not _is_virtual(m, extensions)
+        if not m.startswith(_IGNORED_PREFIXES)
+        and not _is_left_out(m, left_out)
+        and not _is_virtual(m, extensions)
     )
     for m in missing:
         print(m)

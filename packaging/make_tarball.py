@@ -1,8 +1,9 @@
 """Pack dist/Footnote into the Linux installer tarball dist/footnote-<version>-linux-x86_64.tar.gz.
 
 Why a separate step from PyInstaller: the tarball adds what the bundle itself should not carry
-(install.sh / uninstall.sh, icons for the desktop entry) under one versioned top folder, so a
-user unpacks it and runs ./install.sh. Standard library only, so it runs anywhere.
+(install.sh / uninstall.sh, icons and footnote.desktop.in for the desktop entry) under one
+versioned top folder, so a user unpacks it and runs ./install.sh. Standard library only, so it
+runs anywhere.
 
 Usage: python packaging/make_tarball.py [--dist dist] [--bundle dist/Footnote]
 """
@@ -10,6 +11,7 @@ Usage: python packaging/make_tarball.py [--dist dist] [--bundle dist/Footnote]
 from __future__ import annotations
 
 import argparse
+import io
 import logging
 import platform
 import re
@@ -18,10 +20,16 @@ import tarfile
 import time
 from pathlib import Path
 
-logger = logging.getLogger(__name__)
-
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+if str(HERE) not in sys.path:  # its sibling desktop_entry.py, also when loaded by path
+    sys.path.insert(0, str(HERE))
+
+from desktop_entry import desktop_entry  # noqa: E402
+
+logger = logging.getLogger(__name__)
+
+DESKTOP_TEMPLATE = "footnote.desktop.in"  # install.sh puts the app's path in place of @APP@
 
 
 def app_version() -> str:
@@ -59,6 +67,10 @@ def build(bundle: Path, dist: Path, compresslevel: int = 6) -> Path:
         tar.add(bundle, arcname=f"{top}/Footnote", filter=_mode)
         for script in ("install.sh", "uninstall.sh"):
             tar.add(HERE / "linux" / script, arcname=f"{top}/{script}", filter=_mode)
+        entry = desktop_entry("@APP@").encode("utf-8")
+        info = _mode(tarfile.TarInfo(f"{top}/{DESKTOP_TEMPLATE}"))
+        info.size, info.mode, info.mtime = len(entry), 0o644, int(time.time())
+        tar.addfile(info, io.BytesIO(entry))
         for icon in sorted((HERE / "icons").glob("footnote*.*")):
             tar.add(icon, arcname=f"{top}/icons/{icon.name}", filter=_mode)
         readme = HERE / "linux" / "README.txt"

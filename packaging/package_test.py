@@ -27,6 +27,7 @@ Usage: python packaging/package_test.py [--bundle dist/Footnote] [--pdf FILE] [-
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import logging
 import os
@@ -52,7 +53,12 @@ SCANNED_PDF = ROOT / "tests" / "data" / "scanned.pdf"
 SCANNED_QUERY = "lighthouse keeper logbook"
 SCANNED_WORDS = ("lighthouse", "logbook", "1887")
 OCR_LANGUAGES = ("eng", "deu")  # packaging/footnote.spec copies these into tessdata/
+SYSTEM_TESSDATA = "/usr/share/tesseract-ocr/*/tessdata"  # Debian's tesseract-ocr-eng/-deu
 MINIMAL_PATH = "/usr/bin:/bin"
+
+
+def _glob(pattern: str) -> list[str]:
+    return glob.glob(pattern)
 
 
 class PackageTestError(AssertionError):
@@ -71,6 +77,8 @@ class Report:
     bundle: str
     network_isolated: bool
     steps: list[Step] = field(default_factory=list)
+    # what the bundle's processes imported and mapped (FOOTNOTE_IMPORT_LOG), merged
+    imports: dict[str, Any] = field(default_factory=dict)
 
     def seconds(self, name: str) -> float | None:
         return next((s.seconds for s in self.steps if s.name == name), None)
@@ -81,6 +89,20 @@ class Report:
             "network_isolated": self.network_isolated,
             "steps": [s.__dict__ for s in self.steps],
         }
+
+
+def merge_import_logs(folder: Path) -> dict[str, Any]:
+    """The processes' ``imports-<pid>.json`` (app/core/importlog.py) as one record: every
+    module imported and every shared library mapped by any of them, and what ran."""
+    modules: set[str] = set()
+    libraries: set[str] = set()
+    runs = []
+    for f in sorted(folder.glob("imports-*.json")) if folder.is_dir() else []:
+        rec = json.loads(f.read_text(encoding="utf-8"))
+        modules |= set(rec["modules"])
+        libraries |= set(rec["libraries"])
+        runs.append([Path(rec["argv"][0]).name, *rec["argv"][1:3]])
+    return {"processes": runs, "modules": sorted(modules), "libraries": sorted(libraries)}
 
 
 def executable(bundle: Path) -> Path:
@@ -104,6 +126,7 @@ def clean_env(home: Path) -> dict[str, str]:
         "XDG_RUNTIME_DIR": str(runtime),
         "QT_QPA_PLATFORM": "offscreen",
         "FOOTNOTE_LOG_DIR": str(home / "logs"),
+        "FOOTNOTE_IMPORT_LOG": str(home / "imports"),  # app/core/importlog.py
     }
 
 
@@ -203,13 +226,14 @@ def check_parse_worker(log: Path, seen: set[str]) -> tuple[str, set[str]]:
     return f"parsed in worker process {min(new)}", pids
 
 
-def check_ocr_data(bundle: Path) -> None:
-    """The bundle carries its own OCR language data. The app looks in ``_internal/tessdata``
-    before the system's folders, so with it present the OCR step below reads with it."""
-    tessdata = bundle / "_internal" / "tessdata"
-    missing = [f for f in OCR_LANGUAGES if not (tessdata / f"{f}.traineddata").is_file()]
-    if missing:
-        raise PackageTestError(f"ocr: no {missing} language data in {tessdata}")
+def check_ocr_data(bundle: Path, system: str = SYSTEM_TESSDATA) -> str:
+    """OCR language data the app will find: the bundle's ``_internal/tessdata`` (read first),
+    or, where the .deb left it out for Debian's tesseract-ocr-eng/-deu, the system's."""
+    folders = [bundle / "_internal" / "tessdata", *map(Path, sorted(_glob(system)))]
+    for tessdata in folders:
+        if all((tessdata / f"{lang}.traineddata").is_file() for lang in OCR_LANGUAGES):
+            return str(tessdata)
+    raise PackageTestError(f"ocr: no {list(OCR_LANGUAGES)} language data in {folders}")
 
 
 def check_ocr_ingest(ingest: dict[str, Any]) -> str:
@@ -250,6 +274,27 @@ def check_gui_import(shown: dict[str, Any], log: Path) -> str:
     return f"added through import process {pid}"
 
 
+def window_times(r: Runner, runs: int) -> tuple[list[float], list[float], str]:
+    """Start the window ``runs`` times (``--smoke``): the seconds from launch until its event
+    loop ran with the window shown and the CPU seconds used by then, as the app measures them,
+    and the load average at the end (on a shared machine the wall time depends on it)."""
+    times, cpu = [], []
+    for i in range(runs):
+        shown = r.run_json(f"window-{i + 1}", ["--smoke"], timeout=300)
+        r.report.steps.pop()  # one step for all runs, below
+        if not shown.get("shown") or shown.get("shown_after_s") is None:
+            raise PackageTestError(f"window: not shown, or not timed: {shown}")
+        times.append(float(shown["shown_after_s"]))
+        cpu.append(float(shown.get("cpu_s") or 0.0))
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if runs else ""
+    return times, cpu, load
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
 def run_all(
     bundle: Path = DEFAULT_BUNDLE,
     pdf: Path = DEFAULT_PDF,
@@ -259,9 +304,17 @@ def run_all(
     gui: bool = True,
     ocr: bool = True,
     workdir: Path | None = None,
+    exe: Path | None = None,
+    window_runs: int = 0,
+    quick: bool = False,
 ) -> Report:
-    """Run every check against ``bundle``; raises PackageTestError on the first failure."""
-    exe = executable(bundle)
+    """Run every check against ``bundle``; raises PackageTestError on the first failure.
+
+    ``exe``: the command to run (default: the bundle's executable; for the installed .deb,
+    /usr/bin/footnote). ``window_runs``: also time that many window start-ups. ``quick``:
+    only ``--version`` and the window (the tarball's copy of a bundle the .deb run tested).
+    """
+    exe = exe or executable(bundle)
     if not pdf.is_file():
         raise PackageTestError(f"sample PDF {pdf} not found")
     owned = workdir is None
@@ -279,6 +332,11 @@ def run_all(
 
         version = r.run("version", ["--version"], timeout=120).stdout.strip()
         report.steps[-1].detail = version
+        if quick:
+            shown = r.run_json("gui-smoke", ["--smoke"], timeout=300)
+            report.steps[-1].detail = f"window shown after {shown.get('shown_after_s')} s"
+            report.imports = merge_import_logs(home / "imports")
+            return report
 
         lib = ["--library", str(library)]
         ingest = r.run_json("ingest", ["ingest", str(sample), *lib, "--json"], timeout=900)
@@ -303,57 +361,247 @@ def run_all(
         report.steps[-1].detail = check_citations(answer)
 
         if gui:
-            r.run("gui-smoke", ["--smoke"], timeout=300)
-            report.steps[-1].detail = "main window shown offscreen, exited"
+            shown = r.run_json("gui-smoke", ["--smoke"], timeout=300)
+            report.steps[
+                -1
+            ].detail = f"main window shown offscreen after {shown.get('shown_after_s')} s, exited"
             gui_lib = ["--library", str(home / "gui-library")]
             smoke = ["--smoke", "--smoke-import", str(sample), *gui_lib]
             shown = r.run_json("gui-import", smoke, timeout=600)
             report.steps[-1].detail = check_gui_import(shown, log)
 
         if ocr:
-            check_ocr_data(bundle)
+            tessdata = check_ocr_data(bundle)
             scanned = home / "Documents" / SCANNED_PDF.name
             shutil.copy2(SCANNED_PDF, scanned)
             ocr_lib = ["--library", str(home / "ocr-library")]
             ingest = r.run_json("ocr-ingest", ["ingest", str(scanned), *ocr_lib, "--json"],
                                 timeout=900)  # fmt: skip
             worker, workers = check_parse_worker(log, workers)
-            report.steps[-1].detail = f"{check_ocr_ingest(ingest)}, {worker}"
+            report.steps[-1].detail = f"{check_ocr_ingest(ingest)}, {worker}, data in {tessdata}"
             doc_id = ingest["results"][0]["doc_id"]
             search = ["search", SCANNED_QUERY, *ocr_lib, "--json"]
             hits = r.run_json("ocr-search", search, timeout=300)["hits"]
             report.steps[-1].detail = check_ocr_search(hits, doc_id)
+
+        if window_runs:
+            started = time.monotonic()
+            times, cpu, load = window_times(r, window_runs)
+            report.steps.append(
+                Step(
+                    "window",
+                    round(time.monotonic() - started, 2),
+                    f"shown after {median(times):.2f} s (median of {len(times)};"
+                    f" {min(times):.2f}-{max(times):.2f} s), {median(cpu):.2f} s of CPU;"
+                    f" load average {load}",
+                )
+            )
+        report.imports = merge_import_logs(home / "imports")
         return report
     finally:
         if owned:
             shutil.rmtree(work, ignore_errors=True)
 
 
+# --- the Debian package: install, run, remove, purge, nothing left -----------------------------
+
+DEB_PACKAGE = "footnote"
+DEB_PREFIX = Path("/opt/footnote")
+DEB_COMMAND = Path("/usr/bin/footnote")
+DEB_DESKTOP = Path("/usr/share/applications/footnote.desktop")
+
+
+def _apt_env() -> dict[str, str]:
+    return {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive",
+            "LANG": "C.UTF-8"}  # fmt: skip
+
+
+def _sh(name: str, cmd: list[str], *, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    logger.info("$ %s", " ".join(cmd))
+    proc = subprocess.run(
+        cmd, env=_apt_env(), capture_output=True, text=True, timeout=timeout, check=False
+    )
+    if proc.returncode != 0:
+        raise PackageTestError(
+            f"{name}: exit code {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
+    return proc
+
+
+def deb_status(package: str = DEB_PACKAGE) -> str:
+    """dpkg's status of ``package`` ("install ok installed", "deinstall ok config-files"),
+    or "" when dpkg does not know it (never installed, or purged)."""
+    proc = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Status}", package],
+        env=_apt_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+def deb_contents(deb: Path) -> list[str]:
+    """Absolute paths the package installs (``dpkg-deb -c``), folders included."""
+    out = _sh("contents", ["dpkg-deb", "-c", str(deb)]).stdout
+    paths = []
+    for line in out.splitlines():
+        name = line.split(None, 5)[5].split(" -> ")[0]
+        paths.append("/" + name.removeprefix("./").rstrip("/"))
+    return [p for p in paths if p != "/"]
+
+
+def check_desktop_file(path: Path) -> str:
+    """The installed menu entry runs the command and offers exactly the MIME types Footnote
+    reads (app/core/formats.py, through packaging/desktop_entry.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from desktop_entry import mime_types
+
+    entry = dict(
+        line.split("=", 1) for line in path.read_text(encoding="utf-8").splitlines() if "=" in line
+    )
+    if entry.get("Exec") != f"{DEB_COMMAND} %F" or entry.get("Icon") != "footnote":
+        raise PackageTestError(f"desktop entry: unexpected Exec/Icon in {path}: {entry}")
+    listed = [m for m in entry.get("MimeType", "").split(";") if m]
+    if listed != mime_types():
+        raise PackageTestError(f"desktop entry: MimeType {listed} != {mime_types()}")
+    validator = shutil.which("desktop-file-validate")
+    if validator:
+        check = subprocess.run([validator, str(path)], capture_output=True, text=True)
+        if check.returncode != 0:
+            raise PackageTestError(f"desktop-file-validate: {check.stdout}{check.stderr}")
+    return f"{len(listed)} MIME types" + (", valid" if validator else "")
+
+
+def run_deb(deb: Path, *, window_runs: int = 5, **flows: Any) -> Report:
+    """Install ``deb`` with apt-get, run the flows through /usr/bin/footnote, remove, purge,
+    and require that nothing the package installed is left. Needs root."""
+    if os.geteuid() != 0:
+        raise PackageTestError("the .deb test installs a package: run it as root")
+    for tool in ("apt-get", "dpkg-query", "dpkg-deb"):
+        if not shutil.which(tool, path=_apt_env()["PATH"]):
+            raise PackageTestError(f"the .deb test needs {tool} (Debian or Ubuntu)")
+    deb = deb.resolve()
+    if deb_status():
+        logger.info("footnote is installed already: purging it first")
+        _sh("purge-old", ["apt-get", "purge", "-y", DEB_PACKAGE])
+    contents = deb_contents(deb)
+    existed = {p for p in contents if os.path.lexists(p)}  # shared folders (/usr/share/...)
+
+    started = time.monotonic()
+    _sh("install", ["apt-get", "install", "-y", str(deb)])
+    install_s = time.monotonic() - started
+    status = deb_status()
+    if status != "install ok installed":
+        raise PackageTestError(f"install: dpkg says {status!r}")
+    missing = [p for p in contents if not os.path.lexists(p)]
+    if missing:
+        raise PackageTestError(f"install: not installed: {missing[:20]}")
+    if not DEB_COMMAND.is_symlink() or DEB_COMMAND.resolve() != DEB_PREFIX / "Footnote":
+        raise PackageTestError(f"install: {DEB_COMMAND} does not lead to {DEB_PREFIX}/Footnote")
+    desktop = check_desktop_file(DEB_DESKTOP)
+    for icon in ("scalable/apps/footnote.svg", "256x256/apps/footnote.png"):
+        if not (Path("/usr/share/icons/hicolor") / icon).is_file():
+            raise PackageTestError(f"install: icon {icon} missing")
+    version = deb_status() and subprocess.run(
+        ["dpkg-query", "-W", "-f=${Version} ${Installed-Size}", DEB_PACKAGE],
+        capture_output=True, text=True, check=False,
+    ).stdout.split()  # fmt: skip
+
+    report = run_all(DEB_PREFIX, exe=DEB_COMMAND, window_runs=window_runs, **flows)
+    report.bundle = f"{deb} (installed)"
+    report.steps.insert(
+        0,
+        Step(
+            "install",
+            round(install_s, 2),
+            f"apt-get install: {DEB_PACKAGE} {version[0]}, {int(version[1]) / 1024:.0f} MiB,"
+            f" desktop entry {desktop}",
+        ),
+    )
+
+    started = time.monotonic()
+    _sh("remove", ["apt-get", "remove", "-y", DEB_PACKAGE])
+    status = deb_status()
+    if status not in ("", "deinstall ok config-files"):
+        raise PackageTestError(f"remove: dpkg says {status!r}")
+    left = [p for p in (DEB_PREFIX, DEB_COMMAND, DEB_DESKTOP) if os.path.lexists(p)]
+    if left:
+        raise PackageTestError(f"remove: left behind {left}")
+    report.steps.append(Step("remove", round(time.monotonic() - started, 2), status or "gone"))
+
+    started = time.monotonic()
+    if deb_status():  # configuration left (there is none: remove usually forgets it already)
+        _sh("purge", ["apt-get", "purge", "-y", DEB_PACKAGE])
+    else:  # apt-get purge fails on a package dpkg no longer knows; dpkg --purge says so
+        _sh("purge", ["dpkg", "--purge", DEB_PACKAGE])
+    if deb_status():
+        raise PackageTestError(f"purge: dpkg still knows {DEB_PACKAGE}: {deb_status()!r}")
+    left = [p for p in contents if p not in existed and os.path.lexists(p)]
+    if left:
+        raise PackageTestError(f"purge: left behind {left[:20]}")
+    report.steps.append(
+        Step(
+            "purge",
+            round(time.monotonic() - started, 2),
+            f"dpkg knows no {DEB_PACKAGE}; none of its {len(contents)} paths is left",
+        )
+    )
+    return report
+
+
+def _print(report: Report) -> None:
+    iso = "yes (unshare -n)" if report.network_isolated else "no (unshare unavailable)"
+    print(f"bundle: {report.bundle}\nnetwork isolated: {iso}")
+    for s in report.steps:
+        print(f"  ok  {s.name:<10} {s.seconds:7.2f} s  {s.detail}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Check the built Footnote bundle end to end.")
     parser.add_argument("--bundle", type=Path, default=DEFAULT_BUNDLE)
+    parser.add_argument(
+        "--deb",
+        type=Path,
+        default=None,
+        help="Install this .deb with apt-get, run every check through /usr/bin/footnote, "
+        "remove and purge it (root); then start the bundle (--bundle) itself.",
+    )
     parser.add_argument("--pdf", type=Path, default=DEFAULT_PDF)
     parser.add_argument("--question", default=DEFAULT_QUESTION)
     parser.add_argument("--no-gui", action="store_true", help="Skip the offscreen window check.")
     parser.add_argument("--no-ocr", action="store_true", help="Skip the scanned-PDF check.")
+    parser.add_argument("--window-runs", type=int, default=5, help="Window start-ups to time.")
+    parser.add_argument(
+        "--import-log", type=Path, default=None, help="Write what the processes loaded here."
+    )
     parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    flows = {"question": args.question, "gui": not args.no_gui, "ocr": not args.no_ocr}
+    reports = []
     try:
-        report = run_all(
-            args.bundle, args.pdf, question=args.question, gui=not args.no_gui, ocr=not args.no_ocr
-        )
+        if args.deb is not None:
+            reports.append(run_deb(args.deb, pdf=args.pdf, window_runs=args.window_runs, **flows))
+            # The tarball's bundle: the same build, with the system files the .deb left out.
+            reports.append(run_all(args.bundle, args.pdf, quick=True))
+        else:
+            window_runs = args.window_runs if flows["gui"] else 0
+            reports.append(run_all(args.bundle, args.pdf, window_runs=window_runs, **flows))
     except PackageTestError as exc:
+        for report in reports:
+            _print(report)
         print(f"FAILED: {exc}", file=sys.stderr)
         return 1
+    if args.import_log:
+        args.import_log.parent.mkdir(parents=True, exist_ok=True)
+        args.import_log.write_text(json.dumps(reports[0].imports, indent=1), encoding="utf-8")
     if args.json:
-        print(json.dumps(report.as_dict(), indent=2))
+        print(json.dumps([r.as_dict() for r in reports], indent=2))
     else:
-        iso = "yes (unshare -n)" if report.network_isolated else "no (unshare unavailable)"
-        print(f"bundle: {report.bundle}\nnetwork isolated: {iso}")
-        for s in report.steps:
-            print(f"  ok  {s.name:<10} {s.seconds:7.2f} s  {s.detail}")
-        print(f"{len(report.steps)} passed, 0 failed")
+        for report in reports:
+            _print(report)
+        print(f"{sum(len(r.steps) for r in reports)} passed, 0 failed")
     return 0
 
 

@@ -19,6 +19,8 @@ import os
 import sys
 from typing import NoReturn
 
+from app.core import importlog
+
 
 def release_multiprocessing() -> None:
     """Run the finalizers multiprocessing registers for exit (semaphores, queues' pipes):
@@ -39,5 +41,6 @@ def leave(code: int) -> NoReturn:
         with contextlib.suppress(OSError, ValueError, AttributeError):
             stream.flush()
     release_multiprocessing()
+    importlog.write()  # FOOTNOTE_IMPORT_LOG: os._exit skips the atexit that would write it
     logging.shutdown()
     os._exit(code)

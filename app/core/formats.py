@@ -43,6 +43,34 @@ SUPPORTED_SUFFIXES = frozenset(PDF_SUFFIXES | NATIVE_SUFFIXES.keys() | OFFICE_SU
 # The Debian packages set-up installs (Makefile OFFICE_PACKAGES): every package named above.
 OFFICE_PACKAGES = (_WRITER, _IMPRESS, _CALC)
 
+# The MIME types of each kind, as freedesktop.org's shared-mime-info names them (aliases after
+# the main name): the desktop entry offers "Open with Footnote" for exactly these
+# (packaging/desktop_entry.py, for the .deb and the tarball's install.sh).
+MIME_TYPES: dict[str, tuple[str, ...]] = {
+    ".pdf": ("application/pdf",),
+    ".epub": ("application/epub+zip",),
+    ".xps": ("application/vnd.ms-xpsdocument",),
+    ".oxps": ("application/oxps",),
+    ".fb2": ("application/x-fictionbook+xml",),
+    ".fbz": ("application/x-zip-compressed-fb2",),
+    ".mobi": ("application/x-mobipocket-ebook",),
+    ".cbz": ("application/vnd.comicbook+zip", "application/x-cbz"),
+    ".txt": ("text/plain",),
+    ".text": ("text/plain",),
+    ".md": ("text/markdown",),
+    ".markdown": ("text/markdown",),
+    ".docx": ("application/vnd.openxmlformats-officedocument.wordprocessingml.document",),
+    ".doc": ("application/msword",),
+    ".odt": ("application/vnd.oasis.opendocument.text",),
+    ".rtf": ("application/rtf",),
+    ".pptx": ("application/vnd.openxmlformats-officedocument.presentationml.presentation",),
+    ".ppt": ("application/vnd.ms-powerpoint",),
+    ".odp": ("application/vnd.oasis.opendocument.presentation",),
+    ".xlsx": ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",),
+    ".xls": ("application/vnd.ms-excel",),
+    ".ods": ("application/vnd.oasis.opendocument.spreadsheet",),
+}
+
 
 def file_dialog_filter() -> str:
     """The Qt file dialog's filter: every document Footnote reads first, then PDFs alone."""

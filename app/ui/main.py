@@ -18,10 +18,11 @@ from typing import Any
 
 from app import __version__
 from app.core.logs import setup_logging
+from app.core.timing import process_age_s
 
 logger = logging.getLogger(__name__)
 
-SMOKE_IMPORT_S = 240.0  # --smoke-import gives up (exit 1) after this long
+SMOKE_TIMEOUT_S = 540.0  # --smoke-import / --smoke-ask give up (exit 1) after this long
 
 
 def qt_options(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -56,6 +57,20 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         metavar="PDF",
         help="With --smoke: first import PDF as a drop would (through the import process) "
         "and print the results as JSON.",
+    )
+    p.add_argument(
+        "--smoke-ask",
+        default=None,
+        metavar="QUESTION",
+        help="With --smoke: once the window has warmed up, ask QUESTION as the Ask box does, "
+        "open its first citation, and report how long each took and what each imported.",
+    )
+    p.add_argument(
+        "--smoke-timeout",
+        type=float,
+        default=SMOKE_TIMEOUT_S,
+        metavar="SECONDS",
+        help="With --smoke-import / --smoke-ask: give up (exit 1) after this long.",
     )
     p.add_argument("-v", "--verbose", action="store_true", help="Debug logging.")
     p.add_argument("--version", action="version", version=f"footnote {__version__}")
@@ -149,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     window.show()
     if args.smoke:
-        return _smoke(app, window, args.smoke_import)
+        return _smoke(app, window, args.smoke_import, args.smoke_ask, args.smoke_timeout)
     QTimer.singleShot(0, window.start)
     if files:
         QTimer.singleShot(0, lambda: window.open_files(files))
@@ -158,8 +173,21 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
-def _smoke(app: Any, window: Any, pdfs: list[Path]) -> int:
-    """Show the window, optionally import ``pdfs`` as a drop would, then quit.
+def _smoke(
+    app: Any,
+    window: Any,
+    pdfs: list[Path],
+    question: str | None = None,
+    timeout: float = SMOKE_TIMEOUT_S,
+) -> int:
+    """Show the window, optionally import ``pdfs`` as a drop would and ask ``question``, quit.
+
+    Prints one JSON line: ``shown``, ``shown_after_s`` (seconds from process start until the
+    event loop ran with the window shown; None off Linux), ``cpu_s`` (the CPU time the process
+    had used by then: on a busy machine the wall time says more about the others), with
+    ``pdfs`` ``results``, and with ``question`` ``ask``: how long the window took to warm up
+    after it was shown, how long the first answer and opening its first citation took, and
+    the modules each imported (what the start-up had not already imported: ideally none).
 
     The import goes through the same child process as a real drop (packaging/package_test.py
     runs this in the frozen bundle and reads the log for the import process).
@@ -168,31 +196,86 @@ def _smoke(app: Any, window: Any, pdfs: list[Path]) -> int:
 
     seen: list[bool] = []
     started: list[bool] = []
-    deadline = time.monotonic() + SMOKE_IMPORT_S
+    shown_after: list[float | None] = []
+    cpu: list[float] = []
+    asked: dict[str, Any] = {}
+    deadline = time.monotonic() + timeout
+
+    def ask_step() -> bool:
+        """Drive the question; True when there is nothing (more) to wait for."""
+        if question is None:
+            return True
+        if "asked_at" not in asked:
+            if not window.session.search_ready or not window.library.documents:
+                return False  # still warming up (embedder, chat model, the library's words)
+            asked["warm_s"] = round(time.monotonic() - asked["shown_at"], 2)
+            asked["before"] = set(sys.modules)
+            asked["asked_at"] = time.monotonic()
+            window.ask(question)
+            return False
+        if "answered_s" not in asked:
+            if window.conversation.job is not None:
+                return False
+            answers = window.conversation.answers()
+            asked["answered_s"] = round(time.monotonic() - asked["asked_at"], 2)
+            answer_imports = sorted(set(sys.modules) - asked["before"])
+            asked["answer_imports"] = answer_imports
+            asked["kind"] = answers[-1].kind if answers else None
+            asked["citations"] = len(answers[-1].citations) if answers else 0
+            before = set(sys.modules)
+            t0 = time.monotonic()
+            if answers and answers[-1].citations:
+                window.open_citation(answers[-1], answers[-1].citations[0].n)
+            asked["citation_s"] = round(time.monotonic() - t0, 2)
+            asked["citation_imports"] = sorted(set(sys.modules) - before)
+        return True
 
     def check_and_quit() -> None:
         seen.append(window.isVisible() and window.windowHandle() is not None)
+        if not shown_after:  # the event loop runs with the window shown: what a user sees
+            age = process_age_s()
+            shown_after.append(None if age is None else round(age, 2))
+            cpu.append(round(time.process_time(), 2))  # this process's CPU time so far
+            asked["shown_at"] = time.monotonic()
+            logger.info(
+                "smoke: window shown %s s after the process started (%s s of CPU)",
+                shown_after[0],
+                cpu[0],
+            )
         if window.ingest_job is not None:
             started.append(True)
-        finished = bool(started) and window.ingest_job is None
-        if pdfs and not finished and time.monotonic() < deadline:
+        imported = not pdfs or (bool(started) and window.ingest_job is None)
+        done = imported and ask_step()
+        if not done and time.monotonic() < deadline:
             QTimer.singleShot(200, check_and_quit)
             return
         app.quit()
 
-    if pdfs:
+    if pdfs or question:
         window.start()
+    if pdfs:
         window.ingest(pdfs)  # queued until the library is open
     QTimer.singleShot(0, check_and_quit)
     code = app.exec()
     shown = bool(seen and seen[0])
     window.session.shutdown()
     logger.info("smoke: exec=%s shown=%s", code, shown)
+    report: dict[str, Any] = {
+        "shown": shown,
+        "shown_after_s": next(iter(shown_after), None),
+        "cpu_s": next(iter(cpu), None),
+    }
+    ok = shown
     if pdfs:
-        results = [r.model_dump(mode="json") for r in window.imports.results]
-        print(json.dumps({"shown": shown, "results": results}), flush=True)
-        return 0 if shown and len(results) == len(pdfs) else 1
-    return 0 if shown else 1
+        report["results"] = [r.model_dump(mode="json") for r in window.imports.results]
+        ok = ok and len(report["results"]) == len(pdfs)
+    if question is not None:
+        asked.pop("before", None)
+        report["ask"] = {k: v for k, v in asked.items() if not k.endswith("_at")}
+        ok = ok and "answered_s" in asked
+        logger.info("smoke: first answer %s", report["ask"])
+    print(json.dumps(report), flush=True)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QUrl, Signal
 from PySide6.QtGui import (
@@ -36,11 +37,25 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.terminal import safe_line
-from app.ingest._mupdf import MUPDF_LOCK, pymupdf
 from app.ui.theme import icon
 from app.ui.widgets import ElidedLabel
 
+if TYPE_CHECKING:
+    import pymupdf
+
 logger = logging.getLogger(__name__)
+
+
+def mupdf() -> tuple[Any, Any]:
+    """PyMuPDF and the lock every in-process user holds (``app.ingest._mupdf``), imported on
+    first use: importing them (and the ingest package) is ~0.5 s the window's start-up does
+    not need. ``Session.warm_up`` imports them in the background once the window is shown, so
+    the first citation opened does not pay for it either."""
+    from app.ingest._mupdf import MUPDF_LOCK
+    from app.ingest._mupdf import pymupdf as module
+
+    return MUPDF_LOCK, module
+
 
 Rect5 = tuple[int, float, float, float, float]
 GAP = 12.0
@@ -79,8 +94,9 @@ class PageCanvas(QAbstractScrollArea):
         if self.path == path and self.doc is not None:
             return
         # PyMuPDF is not thread-safe; ingestion may parse on a worker thread at the same time.
-        with MUPDF_LOCK:
-            doc = pymupdf.open(path)
+        lock, fitz = mupdf()
+        with lock:
+            doc = fitz.open(path)
             if self.doc is not None:
                 self.doc.close()
             self.doc, self.path = doc, path
@@ -100,7 +116,7 @@ class PageCanvas(QAbstractScrollArea):
 
     def close_document(self) -> None:
         if self.doc is not None:
-            with MUPDF_LOCK:
+            with mupdf()[0]:
                 self.doc.close()
         self.doc, self.path, self.sizes, self.tops = None, None, [], []
         self.rotations = []
@@ -250,7 +266,7 @@ class PageCanvas(QAbstractScrollArea):
         m = self.rotations[page - 1] if 0 < page <= len(self.rotations) else None
         if m is None:
             return rect
-        r = pymupdf.Rect(rect[1:]) * m
+        r = mupdf()[1].Rect(rect[1:]) * m
         return (page, r.x0, r.y0, r.x1, r.y1)
 
     def scroll_rect_into_view(self, rect: Rect5) -> None:
@@ -284,9 +300,10 @@ class PageCanvas(QAbstractScrollArea):
             return None
         try:
             scale = self.zoom * dpr
-            with MUPDF_LOCK:
+            lock, fitz = mupdf()
+            with lock:
                 pix = self.doc.load_page(index).get_pixmap(
-                    matrix=pymupdf.Matrix(scale, scale), alpha=False
+                    matrix=fitz.Matrix(scale, scale), alpha=False
                 )
             img = QImage(
                 pix.samples, pix.width, pix.height, pix.stride, QImage.Format.Format_RGB888

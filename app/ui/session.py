@@ -294,6 +294,9 @@ class Session(QObject):
         asker = self.asker
 
         def work(_j: Job) -> None:
+            from app.ui.pdf_viewer import mupdf
+
+            mupdf()  # PyMuPDF, which the window's start-up left for later: not on a first click
             lib.warm_up()
             lib.count_words()  # rarity and absence lookups in microseconds
             if asker is not None:  # cache the system prompt so the first answer is not slower

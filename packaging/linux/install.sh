@@ -23,6 +23,7 @@ say() { printf '%s\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
 
 [ -x "$HERE/Footnote/Footnote" ] || die "no Footnote/Footnote next to this script; unpack the whole tarball first."
+[ -f "$HERE/footnote.desktop.in" ] || die "no footnote.desktop.in next to this script; unpack the whole tarball first."
 case "$PREFIX" in
     /*) ;;
     *) PREFIX=$(pwd)/$PREFIX ;;
@@ -77,25 +78,12 @@ for png in "$HERE"/icons/footnote-*.png; do
     record "$ICONS_DIR/${size}x${size}/apps/footnote.png"
 done
 
-# Desktop entry: application menus, and "Open with Footnote" for PDF files.
+# Desktop entry: application menus, and "Open with Footnote" for the documents it reads (the
+# tarball's footnote.desktop.in, made by packaging/desktop_entry.py from app/core/formats.py).
 DESKTOP=$APPS_DIR/footnote.desktop
-cat >"$DESKTOP" <<EOF
-[Desktop Entry]
-Type=Application
-Version=1.0
-Name=Footnote
-GenericName=PDF Questions
-Comment=Ask questions about your own PDFs, offline, with proven citations
-Exec="$PREFIX/Footnote" %F
-TryExec=$PREFIX/Footnote
-Icon=footnote
-Terminal=false
-Categories=Office;Viewer;Education;
-Keywords=PDF;citation;question;answer;search;
-MimeType=application/pdf;application/epub+zip;application/oxps;application/vnd.ms-xpsdocument;application/x-fictionbook+xml;application/x-mobipocket-ebook;application/vnd.comicbook+zip;application/x-cbz;text/plain;text/markdown;application/vnd.openxmlformats-officedocument.wordprocessingml.document;application/vnd.openxmlformats-officedocument.presentationml.presentation;application/vnd.openxmlformats-officedocument.spreadsheetml.sheet;application/vnd.oasis.opendocument.text;application/vnd.oasis.opendocument.presentation;application/vnd.oasis.opendocument.spreadsheet;application/msword;application/vnd.ms-powerpoint;application/vnd.ms-excel;application/rtf;
-StartupNotify=true
-StartupWMClass=Footnote
-EOF
+APP_SED=$(printf '%s' "$PREFIX/Footnote" | sed 's/[&|\\]/\\&/g')
+sed -e "s|^Exec=@APP@|Exec=\"$APP_SED\"|" -e "s|@APP@|$APP_SED|g" \
+    "$HERE/footnote.desktop.in" >"$DESKTOP"
 chmod 644 "$DESKTOP"
 record "$DESKTOP"
 

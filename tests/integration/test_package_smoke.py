@@ -166,7 +166,7 @@ def test_ocr_data_check_names_the_missing_language(tmp_path: Path) -> None:
     (tmp_path / "_internal" / "tessdata").mkdir(parents=True)
     (tmp_path / "_internal" / "tessdata" / "eng.traineddata").write_bytes(b"x")
     with pytest.raises(package_test.PackageTestError, match="deu"):
-        package_test.check_ocr_data(tmp_path)
+        package_test.check_ocr_data(tmp_path, system=str(tmp_path / "no-system-tessdata"))
 
 
 @pytest.mark.unit
