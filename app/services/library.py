@@ -38,7 +38,7 @@ from app.core.progress import (
     no_progress,
 )
 from app.core.protocols import Embedder
-from app.core.timing import ms_since
+from app.core.timing import StageTimes, ms_since
 from app.services.partial import PartialWriter
 from app.store import Store
 
@@ -147,33 +147,43 @@ class Library:
         """
         progress = on_progress or no_progress
         t0 = time.perf_counter()
-        outcome = IngestOutcome(results=self._index_files(paths, progress, cancel))
+        run = StageTimes()  # the run's own stages (worker start, BM25 merge, compaction)
+        store_before = dict(self.store.times.ms)
+        outcome = IngestOutcome(results=self._index_files(paths, progress, cancel, run))
         outcome.index_ms = (time.perf_counter() - t0) * 1000
         outcome.cancelled = cancel is not None and cancel.cancelled
-        if outcome.cancelled:
-            return outcome
-        progress(Progress(Stage.INDEXED, 1, 1, message="indexed"))
-        if not embed:
-            return outcome
-        t1 = time.perf_counter()
         try:
-            outcome.embedded_chunks = self.embed_pending(on_progress=progress, cancel=cancel)
-        except Cancelled:
-            logger.info("embedding cancelled; documents stay keyword-searchable")
-            outcome.cancelled = True
-        except FootnoteError as exc:
-            outcome.embed_error = exc.user_text()
-        except Exception as exc:  # documents stay keyword-searchable (logged)
-            logger.exception("embedding failed")
-            outcome.embed_error = f"{type(exc).__name__}: {exc}"
-        outcome.embed_ms = (time.perf_counter() - t1) * 1000
-        return outcome
+            if outcome.cancelled:
+                return outcome
+            progress(Progress(Stage.INDEXED, 1, 1, message="indexed"))
+            if not embed:
+                return outcome
+            t1 = time.perf_counter()
+            per_doc: dict[str, StageTimes] = {}
+            try:
+                outcome.embedded_chunks = self._embed_pending(progress, cancel, run, per_doc)
+            except Cancelled:
+                logger.info("embedding cancelled; documents stay keyword-searchable")
+                outcome.cancelled = True
+            except FootnoteError as exc:
+                outcome.embed_error = exc.user_text()
+            except Exception as exc:  # documents stay keyword-searchable (logged)
+                logger.exception("embedding failed")
+                outcome.embed_error = f"{type(exc).__name__}: {exc}"
+            outcome.embed_ms = (time.perf_counter() - t1) * 1000
+            for r in outcome.results:
+                if r.doc_id in per_doc and r.status in ("added", "updated"):
+                    r.timings_ms = _merged(r.timings_ms, per_doc[r.doc_id].ms)
+            return outcome
+        finally:
+            outcome.timings_ms = _run_profile(outcome, run, store_before, self.store.times.ms)
 
     def _index_files(
         self,
         paths: Sequence[Path | str],
         progress: ProgressCallback,
         cancel: CancelToken | None,
+        run: StageTimes,
     ) -> list[IngestResult]:
         """Phase 1: parse and store each file with its keyword index; results in order."""
         from app.ingest import file_sha, parse_pdf
@@ -213,6 +223,7 @@ class Library:
         finally:
             if parser is not None:
                 parser.close()
+                run.add("worker_start", parser.times.ms.get("worker_start", 0.0))
         if wrote:
             self.store.optimize()
         return results
@@ -228,8 +239,10 @@ class Library:
         name = str(path)
         partial = PartialWriter(self.store, self._lock, name)
         sha = ""
+        times = StageTimes()
         try:
-            sha = file_sha(path)
+            with times.stage("hash"):
+                sha = file_sha(path)
             known = self.store.get_document(sha)
             if known is not None and known.status == "partial":  # OCR was interrupted
                 with self._lock:
@@ -256,6 +269,7 @@ class Library:
             )
             if source != path:
                 parsed = _adopted(parsed, sha, path)
+            times.merge(parsed.timings_ms)
             doc = parsed.document.model_copy(update={"file": name, "status": "indexed"})
             parsed = parsed.model_copy(update={"document": doc})
             with self._lock:
@@ -264,7 +278,8 @@ class Library:
                     return self._result(name, "unchanged", self.store.get_document(doc.doc_id))
                 progress(Progress(Stage.INDEX, 0, 1, file=name))
                 try:
-                    replaced = self.store.add_document(parsed) or partial.replaced
+                    with times.stage("store"):
+                        replaced = self.store.add_document(parsed) or partial.replaced
                 except StoreError:  # another process added the same content just now
                     if (other := self.store.get_document(doc.doc_id)) is None:
                         raise
@@ -275,6 +290,7 @@ class Library:
             stored = self.store.get_document(doc.doc_id)
             result = self._result(name, "updated" if replaced else "added", stored)
             result.ocr_pages = len(parsed.ocr_pages)
+            result.timings_ms = times.report(1)
             return result
         except Cancelled:
             raise  # a partial document stays: its pages are searchable, the next run redoes it
@@ -370,25 +386,38 @@ class Library:
         Works in batches of EMBED_BATCH, checking ``cancel`` between them; a cancelled
         (or killed) run keeps what it wrote and the next call resumes where it stopped.
         """
-        progress = on_progress or no_progress
+        return self._embed_pending(on_progress or no_progress, cancel, StageTimes(), {})
+
+    def _embed_pending(
+        self,
+        progress: ProgressCallback,
+        cancel: CancelToken | None,
+        run: StageTimes,
+        per_doc: dict[str, StageTimes],
+    ) -> int:
+        """``embed_pending``, timing the model's load in ``run`` and each document's stages
+        (``embed_read``, ``embedding``, ``commit``) in ``per_doc[doc_id]``."""
         pending = self.store.pending_embeddings()
         if not pending and (
             self.store.count_chunks() == 0 or self.store.meta.embedder == self.embedder.name
         ):
             return 0
-        emb = self._ensure_embedder()  # a different embedder than last time re-queues all
+        with run.stage("model_load"):
+            emb = self._ensure_embedder()  # a different embedder than last time re-queues all
         pending = self.store.pending_embeddings()  # a new embedder may have reset some
         work: list[tuple[Document, list[Chunk]]] = []
         for doc in pending:
-            have = self.store.embedded_chunk_ids(doc.doc_id)
-            work.append(
-                (doc, [c for c in self.store.chunks_of(doc.doc_id) if c.chunk_id not in have])
-            )
+            times = per_doc.setdefault(doc.doc_id, StageTimes())
+            with times.stage("embed_read"):
+                have = self.store.embedded_chunk_ids(doc.doc_id)
+                chunks = self.store.chunks_of(doc.doc_id)
+            work.append((doc, [c for c in chunks if c.chunk_id not in have]))
         total = sum(len(chunks) for _, chunks in work)
         done = embedded = 0
         progress(Progress(Stage.EMBED, 0, total))
         for index, (doc, chunks) in enumerate(work):
             report = _for_file(progress, doc.file, index, len(work))
+            times = per_doc[doc.doc_id]
             doc_done = 0
             for batch in _batches(chunks, EMBED_BATCH):
                 if cancel is not None:
@@ -397,12 +426,14 @@ class Library:
                 doc_done += len(batch)
                 # Another process (a second `footnote ingest`) may have embedded some
                 # meanwhile: skip them (add_vectors also skips them, under the lock).
-                have = self.store.vector_ids([c.chunk_id for c in batch])
+                with times.stage("commit"):
+                    have = self.store.vector_ids([c.chunk_id for c in batch])
                 batch = [c for c in batch if c.chunk_id not in have]
                 if batch:
                     texts = [embedding_text(doc.title, c.section, c.text) for c in batch]
-                    vecs = emb.embed(texts)
-                    with self._lock:
+                    with times.stage("embedding"):
+                        vecs = emb.embed(texts)
+                    with self._lock, times.stage("commit"):
                         if self.store.get_document(doc.doc_id) is None:  # removed meanwhile
                             break
                         self.store.add_vectors(doc.doc_id, [c.chunk_id for c in batch], vecs)
@@ -410,7 +441,7 @@ class Library:
                 report(Progress(Stage.EMBED, doc_done, len(chunks)))
                 progress(Progress(Stage.EMBED, done, total))
             else:
-                with self._lock:
+                with self._lock, times.stage("commit"):
                     if self.store.get_document(doc.doc_id) is not None:
                         self.store.mark_ready(doc.doc_id)
                 # Many small documents: compact every so often, or each lookup slows down.
@@ -533,6 +564,28 @@ def _adopted(parsed: ParsedDocument, doc_id: str, source: Path) -> ParsedDocumen
         for c in parsed.chunks
     ]
     return parsed.model_copy(update={"document": document, "chunks": chunks})
+
+
+def _merged(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
+    times = StageTimes(a)
+    times.merge(b)
+    return times.report(1)
+
+
+def _run_profile(
+    outcome: IngestOutcome,
+    run: StageTimes,
+    store_before: dict[str, float],
+    store_after: dict[str, float],
+) -> dict[str, float]:
+    """The run's stage profile: every file's stages summed, plus the run's own and what the
+    store spent merging the BM25 index and compacting during the run."""
+    total = StageTimes(run.ms)
+    for r in outcome.results:
+        total.merge(r.timings_ms)
+    for stage, ms in store_after.items():
+        total.add(stage, ms - store_before.get(stage, 0.0))
+    return total.report(1)
 
 
 def _for_file(progress: ProgressCallback, file: str, index: int, count: int) -> ProgressCallback:

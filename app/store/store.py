@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
@@ -25,6 +26,7 @@ from app.core.errors import StoreError
 from app.core.location import is_remote, parse_location, redact
 from app.core.models import Chunk, DocStatus, Document, ParsedDocument, Section
 from app.core.scripts import cjk_terms
+from app.core.timing import StageTimes
 from app.store import recovery, sql
 from app.store.lease import Lease
 from app.store.lock import ReadOnlyLock, WriterLock
@@ -84,6 +86,9 @@ class Store:
         self.remote = is_remote(self.location)
         self.read_only = read_only
         self._open = False
+        # Wall ms this store spent merging the BM25 index and compacting ("bm25",
+        # "compaction"): the ingestion profile reads it (app.core.timing).
+        self.times = StageTimes()
         self.where = redact(self.location)  # for messages and logs: never credentials
         # The local folder, or None on object storage (nothing may assume a local path).
         self.path: Path | None = None if self.remote else Path(self.location)
@@ -414,14 +419,18 @@ class Store:
         correctness; call it at the end of a batch rather than after every document.
         """
         with self.lock.hold():
+            t0 = time.perf_counter()
             self._ensure_id_index()
-            self._chunks.optimize(cleanup_older_than=KEEP_VERSIONS)
+            self._chunks.optimize(cleanup_older_than=KEEP_VERSIONS)  # BM25 merge, compaction
+            t1 = time.perf_counter()
             self._documents.optimize(cleanup_older_than=KEEP_VERSIONS)
             if self._vectors is not None:
                 self._vectors.optimize(cleanup_older_than=KEEP_VERSIONS)
                 if not self.has_vector_index() and self._vectors.count_rows() >= ANN_THRESHOLD:
                     logger.info("creating the ANN vector index")
                     self._vectors.create_index("vector", config=HnswSq(distance_type="cosine"))
+            self.times.add("bm25", (t1 - t0) * 1000)
+            self.times.add("compaction", (time.perf_counter() - t1) * 1000)
 
     def unindexed_chunks(self) -> int:
         """Chunks not yet merged into the BM25 index (searched by a slower scan)."""
@@ -439,11 +448,12 @@ class Store:
         while an optimize costs ~1-3 s on a library of ~20k chunks; so during a long
         ingest we merge every few thousand chunks, not after every document.
         """
-        if (
-            self.unindexed_chunks() < min_unindexed
-            and self.small_fragments() < COMPACT_AT_FRAGMENTS
-        ):
-            return False
+        with self.times.stage("compaction"):  # deciding is part of the cost
+            if (
+                self.unindexed_chunks() < min_unindexed
+                and self.small_fragments() < COMPACT_AT_FRAGMENTS
+            ):
+                return False
         self.optimize()
         return True
 
