@@ -57,6 +57,7 @@ from .ocr import (
     OcrOptions,
     has_words,
     is_glyph_chart,
+    is_plot_marks,
     looks_scanned,
     ocr_words,
     text_is_garbage,
@@ -425,11 +426,11 @@ def _assemble(run: _Run, ocr_done: list[int]) -> ParsedDocument:
 
 def _needs_ocr(page: pymupdf.Page, lines: list[Line]) -> bool:
     """No words but a picture covering the page (a scan), or a garbage text layer that is
-    not a chart of glyphs (OCR cannot read those better)."""
+    not a chart of glyphs or of plot marks (OCR cannot read those better)."""
     if not lines:
         return looks_scanned(page)
     text = " ".join(ln.text for ln in lines)
-    return text_is_garbage(text) and not is_glyph_chart(text)
+    return text_is_garbage(text) and not is_glyph_chart(text) and not is_plot_marks(text)
 
 
 def _ocr_pages(
