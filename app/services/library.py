@@ -9,12 +9,13 @@ cancelled or killed run leaves the library consistent and the next run finishes 
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 EMBED_BATCH = 32  # chunks per embedder call; also the cancellation granularity
+T = TypeVar("T")
 
 
 def embedding_text(title: str, section: str, text: str) -> str:
@@ -396,7 +398,12 @@ class Library:
         per_doc: dict[str, StageTimes],
     ) -> int:
         """``embed_pending``, timing the model's load in ``run`` and each document's stages
-        (``embed_read``, ``embedding``, ``commit``) in ``per_doc[doc_id]``."""
+        (``embed_read``, ``embedding``, ``commit``) in ``per_doc[doc_id]``.
+
+        Vectors are committed in groups (:class:`_GroupCommit`): many documents' vectors in one
+        write and one status update, every ``commit_every()`` seconds or ``COMMIT_CHUNKS``
+        vectors, and whatever was embedded when the run is cancelled or fails. A document
+        becomes "ready" only in the commit that holds its last vectors."""
         pending = self.store.pending_embeddings()
         if not pending and (
             self.store.count_chunks() == 0 or self.store.meta.embedder == self.embedder.name
@@ -408,44 +415,55 @@ class Library:
         work: list[tuple[Document, list[Chunk]]] = []
         for doc in pending:
             times = per_doc.setdefault(doc.doc_id, StageTimes())
-            with times.stage("embed_read"):
+            with times.stage("embed_read"):  # text only: the character maps are not needed
                 have = self.store.embedded_chunk_ids(doc.doc_id)
-                chunks = self.store.chunks_of(doc.doc_id)
+                chunks = self.store.chunks_of(doc.doc_id, charmap=False)
             work.append((doc, [c for c in chunks if c.chunk_id not in have]))
         total = sum(len(chunks) for _, chunks in work)
         done = embedded = 0
+        group = _GroupCommit(self.store, self._lock, per_doc)
         progress(Progress(Stage.EMBED, 0, total))
-        for index, (doc, chunks) in enumerate(work):
-            report = _for_file(progress, doc.file, index, len(work))
-            times = per_doc[doc.doc_id]
-            doc_done = 0
-            for batch in _batches(chunks, EMBED_BATCH):
-                if cancel is not None:
-                    cancel.raise_if_cancelled()
-                done += len(batch)
-                doc_done += len(batch)
-                # Another process (a second `footnote ingest`) may have embedded some
-                # meanwhile: skip them (add_vectors also skips them, under the lock).
-                with times.stage("commit"):
-                    have = self.store.vector_ids([c.chunk_id for c in batch])
-                batch = [c for c in batch if c.chunk_id not in have]
-                if batch:
-                    texts = [embedding_text(doc.title, c.section, c.text) for c in batch]
+        try:
+            for index, (doc, chunks) in enumerate(work):
+                report = _for_file(progress, doc.file, index, len(work))
+                times = per_doc[doc.doc_id]
+                doc_done = 0
+                # Another process (a second `footnote ingest`) may have embedded some meanwhile:
+                # skip them (the commit skips them too, under the writer lock).
+                with times.stage("embed_read"):
+                    have = self.store.vector_ids([c.chunk_id for c in chunks]) if chunks else set()
+                texts = {
+                    c.chunk_id: embedding_text(doc.title, c.section, c.text)
+                    for c in chunks
+                    if c.chunk_id not in have
+                }
+                # Longest first, so each batch pads to texts of about its own length.
+                todo = sorted(texts, key=lambda cid: -len(texts[cid]))
+                done += len(chunks) - len(todo)
+                doc_done += len(chunks) - len(todo)
+                for batch in _batches(todo, EMBED_BATCH):
+                    if cancel is not None:
+                        cancel.raise_if_cancelled()
+                    if doc.doc_id in group.gone:  # removed meanwhile
+                        break
                     with times.stage("embedding"):
-                        vecs = emb.embed(texts)
-                    with self._lock, times.stage("commit"):
-                        if self.store.get_document(doc.doc_id) is None:  # removed meanwhile
-                            break
-                        self.store.add_vectors(doc.doc_id, [c.chunk_id for c in batch], vecs)
+                        vecs = emb.embed([texts[cid] for cid in batch])
+                    group.add(doc.doc_id, batch, vecs)
                     embedded += len(batch)
-                report(Progress(Stage.EMBED, doc_done, len(chunks)))
-                progress(Progress(Stage.EMBED, done, total))
-            else:
-                with self._lock, times.stage("commit"):
-                    if self.store.get_document(doc.doc_id) is not None:
-                        self.store.mark_ready(doc.doc_id)
-                # Many small documents: compact every so often, or each lookup slows down.
-                self.store.maybe_optimize()
+                    done += len(batch)
+                    doc_done += len(batch)
+                    report(Progress(Stage.EMBED, doc_done, len(chunks)))
+                    progress(Progress(Stage.EMBED, done, total))
+                    group.maybe_flush()
+                else:
+                    if not todo:  # nothing left to embed: the file is through all the same
+                        report(Progress(Stage.EMBED, doc_done, len(chunks)))
+                    group.finished(doc.doc_id)
+                    group.maybe_flush()
+        except BaseException:
+            group.flush_quietly()  # what was embedded is kept; the next run does the rest
+            raise
+        group.flush()
         self.store.optimize()
         return embedded
 
@@ -566,6 +584,76 @@ def _adopted(parsed: ParsedDocument, doc_id: str, source: Path) -> ParsedDocumen
     return parsed.model_copy(update={"document": document, "chunks": chunks})
 
 
+COMMIT_CHUNKS = 1024  # vectors per group commit at most (about 1.5 MB)
+COMMIT_EVERY = 5.0  # seconds between group commits at most, so a killed run keeps its work
+
+
+def commit_every() -> float:
+    """``$FOOTNOTE_COMMIT_EVERY`` (tests: commit after every batch) or ``COMMIT_EVERY``."""
+    return float(os.environ.get("FOOTNOTE_COMMIT_EVERY", COMMIT_EVERY))
+
+
+class _GroupCommit:
+    """Vectors waiting to be written, and documents whose vectors are all embedded.
+
+    ``flush`` writes every waiting vector in one ``add_vector_groups`` and then marks the
+    finished documents ready in one update: a document is ready only once its last vector is
+    in the library, and a crash at any point leaves it "indexed" with the vectors written so
+    far (the next run embeds the rest). The write time is shared out to the documents in the
+    group by their number of vectors (their ``commit`` stage)."""
+
+    def __init__(self, store: Store, lock: threading.RLock, per_doc: dict[str, StageTimes]):
+        self.store, self.lock, self.per_doc = store, lock, per_doc
+        self.waiting: list[tuple[str, list[str], np.ndarray]] = []
+        self.size = 0
+        self.done: list[str] = []  # embedded whole, to be marked ready by the next flush
+        self.gone: set[str] = set()  # removed from the library while being embedded
+        self.written = 0
+        self._last = time.perf_counter()
+
+    def add(self, doc_id: str, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:
+        self.waiting.append((doc_id, list(chunk_ids), vectors))
+        self.size += len(chunk_ids)
+
+    def finished(self, doc_id: str) -> None:
+        self.done.append(doc_id)
+
+    def maybe_flush(self) -> None:
+        if self.size >= COMMIT_CHUNKS or time.perf_counter() - self._last >= commit_every():
+            self.flush()
+
+    def flush(self) -> None:
+        waiting, done = self.waiting, self.done
+        self.waiting, self.done, self.size = [], [], 0
+        self._last = time.perf_counter()
+        if not waiting and not done:
+            return
+        t0 = time.perf_counter()
+        with self.lock:
+            if waiting:
+                present = self.store.existing_documents([d for d, _, _ in waiting])
+                self.gone |= {d for d, _, _ in waiting} - present
+                self.written += self.store.add_vector_groups(waiting)
+            self.store.mark_ready_many([d for d in done if d not in self.gone])
+        shares: dict[str, int] = {d: 0 for d in done}
+        for doc_id, ids, _ in waiting:
+            shares[doc_id] = shares.get(doc_id, 0) + len(ids)
+        ms = (time.perf_counter() - t0) * 1000
+        weight = sum(shares.values()) or len(shares)
+        for doc_id, n in shares.items():
+            times = self.per_doc.setdefault(doc_id, StageTimes())
+            times.add("commit", ms * (n or 1) / weight)
+        # Many small documents: compact every so often, or each lookup slows down.
+        self.store.maybe_optimize()
+        self._last = time.perf_counter()
+
+    def flush_quietly(self) -> None:
+        try:
+            self.flush()
+        except Exception:  # the run is failing already; its own error is the one to report
+            logger.exception("could not commit the vectors embedded before the failure")
+
+
 def _merged(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
     times = StageTimes(a)
     times.merge(b)
@@ -601,6 +689,6 @@ def _for_file(progress: ProgressCallback, file: str, index: int, count: int) -> 
     return report
 
 
-def _batches(items: Sequence[Chunk], size: int) -> Iterator[Sequence[Chunk]]:
+def _batches(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]

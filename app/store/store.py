@@ -316,6 +316,57 @@ class Store:
                 return
             self._vectors.add(self._vector_table(doc_id, [chunk_ids[i] for i in keep], vecs[keep]))
 
+    def add_vector_groups(self, groups: Sequence[tuple[str, Sequence[str], np.ndarray]]) -> int:
+        """Append the vectors of several documents in one write (a group commit): each group is
+        ``(doc_id, chunk_ids, vectors)`` as for :meth:`add_vectors`, and is skipped whole when
+        its document is no longer in the library (removed meanwhile). Idempotent per chunk
+        like ``add_vectors``. One write instead of one per batch keeps the vectors table in
+        few fragments; a crash before it loses only vectors, which the next run embeds again.
+        Returns how many vectors were written."""
+        if self._vectors is None or self.meta.dim is None:
+            raise StoreError("No embedder recorded for this library; call set_embedder first.")
+        checked: list[tuple[str, list[str], np.ndarray]] = []
+        for doc_id, chunk_ids, vectors in groups:
+            vecs = np.asarray(vectors, dtype=np.float32)
+            if vecs.ndim != 2 or vecs.shape != (len(chunk_ids), self.meta.dim):
+                raise StoreError(
+                    f"Expected {len(chunk_ids)} vectors of dimension {self.meta.dim}, "
+                    f"got {vecs.shape}."
+                )
+            if chunk_ids:
+                checked.append((doc_id, list(chunk_ids), vecs))
+        if not checked:
+            return 0
+        with self.lock.hold():
+            present = self.existing_documents([d for d, _, _ in checked])
+            have = self.vector_ids([c for d, ids, _ in checked if d in present for c in ids])
+            tables = []
+            seen: set[str] = set()
+            for doc_id, ids, vecs in checked:
+                if doc_id not in present:
+                    continue
+                keep = []
+                for i, c in enumerate(ids):
+                    if c not in have and c not in seen:
+                        seen.add(c)
+                        keep.append(i)
+                if keep:
+                    tables.append(self._vector_table(doc_id, [ids[i] for i in keep], vecs[keep]))
+            if not tables:
+                return 0
+            table = pa.concat_tables(tables)
+            self._vectors.add(table)
+            return int(table.num_rows)
+
+    def existing_documents(self, doc_ids: Sequence[str]) -> set[str]:
+        """Which of ``doc_ids`` are in the library now."""
+        found: set[str] = set()
+        ids = sorted(set(doc_ids))
+        for where in sql.in_batches("doc_id", ids, FILTER_BATCH):
+            q = self._documents.search().where(where).select(["doc_id"]).limit(None)
+            found.update(q.to_arrow().column("doc_id").to_pylist())
+        return found
+
     def _vector_table(self, doc_id: str, chunk_ids: Sequence[str], vecs: np.ndarray) -> Any:
         assert self.meta.dim is not None
         flat = pa.array(np.asarray(vecs, dtype=np.float32).ravel(), type=pa.float32())
@@ -372,6 +423,20 @@ class Store:
     def mark_ready(self, doc_id: str) -> None:
         """Flag a document as fully embedded (after all its vectors were added)."""
         self.set_status(doc_id, "ready")
+
+    def mark_ready_many(self, doc_ids: Sequence[str]) -> None:
+        """Flag documents as fully embedded in one write per ``FILTER_BATCH`` of them. Only
+        documents still "indexed" change: a document replaced meanwhile by a partial one
+        (OCR reading its scanned pages) is not made ready by its old vectors."""
+        ids = sorted(set(doc_ids))
+        if not ids:
+            return
+        with self.lock.hold():
+            for where in sql.in_batches("doc_id", ids, FILTER_BATCH):
+                self._documents.update(
+                    where=f"{where} AND {sql.equals('status', 'indexed')}",
+                    values={"status": "ready"},
+                )
 
     def set_file(self, doc_id: str, file: str) -> None:
         """Record a new location for a document whose file moved (same content)."""
