@@ -521,15 +521,22 @@ def _check_page_content(
     string operands (``(...)`` and ``<...>``), which is what text operators draw."""
     text_cap = 4 * limits.max_page_chars  # up to 4 bytes per glyph in CID fonts
     content = strings = 0
+    # Strings are counted only once the page's commands could hold too many: a real page's
+    # (tens of KB) never can, and the count was most of this check's cost.
+    held: list[bytes] | None = []
     for xref in page.get_contents():
         for block in _content_blocks(doc, xref):
             content += len(block)
-            strings += sum(len(m) for m in _STRING.findall(block))
             if content > limits.max_page_content_bytes:
                 raise TooLargeError(
                     f"{name}: page {pno} holds over {limits.max_page_content_bytes >> 20} MB "
                     "of drawing commands; that is the limit per page."
                 )
+            if held is not None and content <= text_cap:
+                held.append(block)
+                continue
+            blocks, held = ([*held, block] if held is not None else [block]), None
+            strings += sum(len(m) for b in blocks for m in _STRING.findall(b))
             if strings > text_cap:
                 raise TooLargeError(
                     f"{name}: page {pno} draws over {text_cap:,} bytes of text; the limit "

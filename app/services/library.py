@@ -13,7 +13,7 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -82,6 +82,7 @@ class Library:
         self._retriever: HybridRetriever | None = None
         self._terms: TermIndex | None = None  # built by count_words (long-running front ends)
         self._lock = threading.RLock()  # one writer at a time in this process
+        self._preload: threading.Thread | None = None  # loads the model while files are parsed
 
     # --- lazily created parts --------------------------------------------------------------
 
@@ -107,6 +108,19 @@ class Library:
                     self._embedder = SentenceTransformerEmbedder(self.settings.embedder)
                 self._cached = CachedEmbedder(self._embedder)
             return self._cached
+
+    def preload_embedder(self) -> None:
+        """Start loading the embedding model on a thread (once), so that it loads while files
+        are parsed instead of after: an ingest calls this before its first parse when it will
+        embed. A model that fails to load fails again, with its message, when first used."""
+        with self._lock:
+            if self._preload is not None:
+                return
+            emb = self.embedder
+            self._preload = threading.Thread(
+                target=_load_quietly, args=(emb,), name="embedder-load", daemon=True
+            )
+        self._preload.start()
 
     def _ensure_embedder(self) -> Embedder:
         emb = self.embedder
@@ -151,7 +165,8 @@ class Library:
         t0 = time.perf_counter()
         run = StageTimes()  # the run's own stages (worker start, BM25 merge, compaction)
         store_before = dict(self.store.times.ms)
-        outcome = IngestOutcome(results=self._index_files(paths, progress, cancel, run))
+        preload = self.preload_embedder if embed else None
+        outcome = IngestOutcome(results=self._index_files(paths, progress, cancel, run, preload))
         outcome.index_ms = (time.perf_counter() - t0) * 1000
         outcome.cancelled = cancel is not None and cancel.cancelled
         try:
@@ -186,8 +201,11 @@ class Library:
         progress: ProgressCallback,
         cancel: CancelToken | None,
         run: StageTimes,
+        before_parse: Callable[[], None] | None = None,
     ) -> list[IngestResult]:
-        """Phase 1: parse and store each file with its keyword index; results in order."""
+        """Phase 1: parse and store each file with its keyword index; results in order.
+        ``before_parse`` is called once, before the first file that needs parsing (an ingest
+        that will embed starts loading the model then)."""
         from app.ingest import file_sha, parse_pdf
 
         own = self.converted_dir  # the PDFs made from this library's EPUBs etc. are no input
@@ -196,14 +214,23 @@ class Library:
         wrote = False
         parser = _parser(self.settings)  # a child process with a memory ceiling, or None
         if parser is not None:
+            if files:
+                parser.start()  # its imports overlap the first file's hash and lookup
             parse_pdf = parser.parse
+        hooks = [before_parse] if before_parse is not None else []
+
+        def parse(*args: Any, **kwargs: Any) -> Any:
+            while hooks:
+                hooks.pop()()
+            return parse_pdf(*args, **kwargs)
+
         try:
             for i, path in enumerate(files):
                 if cancel is not None:
                     cancel.raise_if_cancelled()
                 progress(Progress(Stage.FILE, i, len(files), file=str(path)))
                 report = _for_file(progress, str(path), i, len(files))
-                result = self._ingest_one(path, file_sha, parse_pdf, report, cancel)
+                result = self._ingest_one(path, file_sha, parse, report, cancel)
                 results.append(result)
                 progress(
                     FileDone(
@@ -558,6 +585,14 @@ class Library:
                 self._terms = TermIndex(self.store)
             terms = self._terms
         terms.refresh()
+
+
+def _load_quietly(embedder: Embedder) -> None:
+    """Load ``embedder``'s model (``dim`` does); a failure is left for its first real use."""
+    try:
+        _ = embedder.dim
+    except Exception:  # reported where the model is used (embed_error)
+        logger.debug("loading the embedding model ahead of use failed", exc_info=True)
 
 
 def _parser(settings: Settings) -> Any:

@@ -89,6 +89,7 @@ class Store:
         # Wall ms this store spent merging the BM25 index and compacting ("bm25",
         # "compaction"): the ingestion profile reads it (app.core.timing).
         self.times = StageTimes()
+        self._optimized: dict[str, int] = {}  # table -> its version after our last optimize
         self.where = redact(self.location)  # for messages and logs: never credentials
         # The local folder, or None on object storage (nothing may assume a local path).
         self.path: Path | None = None if self.remote else Path(self.location)
@@ -486,16 +487,26 @@ class Store:
         with self.lock.hold():
             t0 = time.perf_counter()
             self._ensure_id_index()
-            self._chunks.optimize(cleanup_older_than=KEEP_VERSIONS)  # BM25 merge, compaction
+            self._optimize_table(CHUNKS, self._chunks)  # BM25 merge, compaction
             t1 = time.perf_counter()
-            self._documents.optimize(cleanup_older_than=KEEP_VERSIONS)
+            self._optimize_table(DOCUMENTS, self._documents)
             if self._vectors is not None:
-                self._vectors.optimize(cleanup_older_than=KEEP_VERSIONS)
+                self._optimize_table(VECTORS, self._vectors)
                 if not self.has_vector_index() and self._vectors.count_rows() >= ANN_THRESHOLD:
                     logger.info("creating the ANN vector index")
                     self._vectors.create_index("vector", config=HnswSq(distance_type="cosine"))
             self.times.add("bm25", (t1 - t0) * 1000)
             self.times.add("compaction", (time.perf_counter() - t1) * 1000)
+
+    def _optimize_table(self, name: str, table: Any) -> None:
+        """Optimize one table, unless this store optimized it last and nothing (in this process
+        or another) wrote to it since: its version is then the one that optimize left. An
+        ingest optimizes at the end of each phase; the chunks table, untouched by the
+        embedding phase, is not merged and compacted a second time."""
+        if self._optimized.get(name) == table.version:
+            return
+        table.optimize(cleanup_older_than=KEEP_VERSIONS)
+        self._optimized[name] = table.version
 
     def unindexed_chunks(self) -> int:
         """Chunks not yet merged into the BM25 index (searched by a slower scan)."""
