@@ -85,6 +85,10 @@ class ParsedDocument(BaseModel):
     ocr_pages: list[int] = Field(
         default_factory=list, description="1-based pages whose text was read by OCR."
     )
+    ocr_pending: list[int] = Field(
+        default_factory=list,
+        description="1-based pages that need OCR and were left unread (OcrOptions.defer).",
+    )
     timings_ms: dict[str, float] = Field(
         default_factory=dict,
         description="Wall milliseconds per parse stage (app.core.timing.INGEST_STAGES).",

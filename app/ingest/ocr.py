@@ -60,6 +60,11 @@ class OcrOptions:
     max_workers: int | None = None
     """OCR processes one file may use at most (a Ray actor: the CPUs it holds); None: as
     many as :func:`app.ingest.ocr_pool.workers_for` allows."""
+    defer: bool = False
+    """Leave the pages that need OCR unread (``ParsedDocument.ocr_pending`` lists them), so a
+    caller can store the document's text pages at once and read those pages later, while
+    other work goes on (``app.services.ocr_stage``). Only when OCR can run at all; else the
+    file is read (or refused) as without it."""
 
 
 def _candidates() -> list[Path]:
@@ -92,6 +97,14 @@ def available_languages() -> list[str]:
     if d is None:
         return []
     return sorted(p.stem for p in d.glob("*.traineddata") if p.stem != "osd")
+
+
+def ocr_available(options: OcrOptions) -> bool:
+    """True when OCR can read pages under ``options``: on, with one of its languages' data."""
+    if not options.enabled or tessdata_dir() is None:
+        return False
+    have = set(available_languages())
+    return any(lang in have for lang in options.languages.split("+") if lang)
 
 
 def check_languages(languages: str) -> str:

@@ -59,6 +59,7 @@ from .ocr import (
     is_glyph_chart,
     is_plot_marks,
     looks_scanned,
+    ocr_available,
     ocr_words,
     text_is_garbage,
 )
@@ -356,6 +357,8 @@ def _parse(run: _Run, doc: pymupdf.Document, on_partial: PartialCallback | None)
     run.times.add("content_check", check_s * 1000)
     run.times.add("ocr_detect", detect_s * 1000)
     ocr_done: list[int] = []
+    if scanned and run.ocr.enabled and not repaired and run.ocr.defer and ocr_available(run.ocr):
+        return _deferred(run, scanned)
     if scanned and run.ocr.enabled and not repaired:
         try:
             with run.times.stage("ocr"):
@@ -379,6 +382,31 @@ def _parse(run: _Run, doc: pymupdf.Document, on_partial: PartialCallback | None)
         logger.info("%s: %d of %d pages have no text (blank or scanned)", name, empty, total)
     with run.times.stage("chunk"):
         return _assemble(run, ocr_done)
+
+
+def _deferred(run: _Run, scanned: list[int]) -> ParsedDocument:
+    """The document from its text pages alone, its scanned pages left for OCR (``ocr_pending``);
+    a garbage text layer on those pages is not kept meanwhile. With no text page at all it has
+    no chunks: nothing is searchable before OCR has read some pages."""
+    for pno in scanned:
+        run.pages[pno] = []
+    with run.times.stage("chunk"):
+        try:
+            parsed = _assemble(run, [])
+        except NoTextLayerError:
+            document = Document(
+                doc_id=run.sha,
+                file=str(run.path),
+                title=run.meta_title.strip() or run.path.stem,
+                pages=len(run.pages),
+                chunks=0,
+                size=run.size,
+                ingested_at=datetime.now(UTC),
+                status="partial",
+            )
+            parsed = ParsedDocument(document=document)
+    parsed.ocr_pending = [p + 1 for p in scanned]
+    return parsed
 
 
 def _assemble(run: _Run, ocr_done: list[int]) -> ParsedDocument:

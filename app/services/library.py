@@ -14,6 +14,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,7 +29,7 @@ from app.core.errors import (
     PermissionDeniedError,
     StoreError,
 )
-from app.core.models import Chunk, Document, IngestOutcome, IngestResult, SearchHit
+from app.core.models import Chunk, DocStatus, Document, IngestOutcome, IngestResult, SearchHit
 from app.core.progress import (
     CancelToken,
     FileDone,
@@ -40,6 +41,8 @@ from app.core.progress import (
 )
 from app.core.protocols import Embedder
 from app.core.timing import StageTimes, ms_since
+from app.services.ocr_stage import Event as OcrEvent
+from app.services.ocr_stage import OcrJob, OcrStage
 from app.services.partial import PartialWriter
 from app.store import Store
 
@@ -166,7 +169,9 @@ class Library:
         run = StageTimes()  # the run's own stages (worker start, BM25 merge, compaction)
         store_before = dict(self.store.times.ms)
         preload = self.preload_embedder if embed else None
-        outcome = IngestOutcome(results=self._index_files(paths, progress, cancel, run, preload))
+        ocr = self._ocr_stage(cancel)  # scanned pages, read beside the rest (None: OCR off)
+        results = self._index_files(paths, progress, cancel, run, preload, ocr)
+        outcome = IngestOutcome(results=results)
         outcome.index_ms = (time.perf_counter() - t0) * 1000
         outcome.cancelled = cancel is not None and cancel.cancelled
         try:
@@ -178,7 +183,9 @@ class Library:
             t1 = time.perf_counter()
             per_doc: dict[str, StageTimes] = {}
             try:
-                outcome.embedded_chunks = self._embed_pending(progress, cancel, run, per_doc)
+                outcome.embedded_chunks = self._embed_pending(
+                    progress, cancel, run, per_doc, ocr=(ocr, results)
+                )
             except Cancelled:
                 logger.info("embedding cancelled; documents stay keyword-searchable")
                 outcome.cancelled = True
@@ -188,11 +195,19 @@ class Library:
                 logger.exception("embedding failed")
                 outcome.embed_error = f"{type(exc).__name__}: {exc}"
             outcome.embed_ms = (time.perf_counter() - t1) * 1000
+            if ocr is not None:  # embedding failed or was cancelled: OCR still ends here
+                self._finish_ocr(ocr, results, progress, run)
             for r in outcome.results:
                 if r.doc_id in per_doc and r.status in ("added", "updated"):
                     r.timings_ms = _merged(r.timings_ms, per_doc[r.doc_id].ms)
             return outcome
         finally:
+            if ocr is not None:
+                self._finish_ocr(ocr, results, progress, run)
+                outcome.cancelled = cancel is not None and cancel.cancelled
+                # A file whose scanned pages were not all read when the run was cancelled is
+                # left out, as a file not started is (its partial version stays searchable).
+                outcome.results = [r for i, r in enumerate(results) if i not in ocr.cancelled]
             outcome.timings_ms = _run_profile(outcome, run, store_before, self.store.times.ms)
 
     def _index_files(
@@ -202,10 +217,12 @@ class Library:
         cancel: CancelToken | None,
         run: StageTimes,
         before_parse: Callable[[], None] | None = None,
+        ocr: OcrStage | None = None,
     ) -> list[IngestResult]:
         """Phase 1: parse and store each file with its keyword index; results in order.
         ``before_parse`` is called once, before the first file that needs parsing (an ingest
-        that will embed starts loading the model then)."""
+        that will embed starts loading the model then). Scanned pages go to ``ocr`` (their
+        results are applied between files here, and later by the embedding phase)."""
         from app.ingest import file_sha, parse_pdf
 
         own = self.converted_dir  # the PDFs made from this library's EPUBs etc. are no input
@@ -230,7 +247,9 @@ class Library:
                     cancel.raise_if_cancelled()
                 progress(Progress(Stage.FILE, i, len(files), file=str(path)))
                 report = _for_file(progress, str(path), i, len(files))
-                result = self._ingest_one(path, file_sha, parse, report, cancel)
+                result = self._ingest_one(
+                    path, file_sha, parse, report, cancel, ocr=ocr, index=i, count=len(files)
+                )
                 results.append(result)
                 progress(
                     FileDone(
@@ -246,10 +265,14 @@ class Library:
                 )
                 if result.status in ("added", "updated"):
                     wrote = not self.store.maybe_optimize()
+                if ocr is not None:
+                    wrote |= self._apply_ocr_results(ocr, results, progress)
             progress(Progress(Stage.FILE, len(files), len(files)))
         except Cancelled:
             logger.info("ingest cancelled after %d of %d files", len(results), len(files))
         finally:
+            if ocr is not None:
+                ocr.close()  # no more files; the thread ends after the last one
             if parser is not None:
                 parser.close()
                 run.add("worker_start", parser.times.ms.get("worker_start", 0.0))
@@ -264,6 +287,10 @@ class Library:
         parse_pdf: Any,
         progress: ProgressCallback,
         cancel: CancelToken | None,
+        *,
+        ocr: OcrStage | None = None,
+        index: int = 0,
+        count: int = 1,
     ) -> IngestResult:
         name = str(path)
         partial = PartialWriter(self.store, self._lock, name)
@@ -288,17 +315,22 @@ class Library:
             on_partial: Any = partial
             if source != path:
                 on_partial = lambda p: partial(_adopted(p, sha, path))  # noqa: E731
+            # With an OCR stage, scanned pages are left for it (``defer``): read beside the rest.
+            ocr_options = replace(options.ocr, defer=True) if ocr is not None else options.ocr
             parsed: ParsedDocument = parse_pdf(
                 source,
                 on_progress=progress,
                 cancel=cancel,
                 params=options.params,
-                ocr=options.ocr,
+                ocr=ocr_options,
                 on_partial=on_partial,
             )
             if source != path:
                 parsed = _adopted(parsed, sha, path)
             times.merge(parsed.timings_ms)
+            if parsed.ocr_pending and ocr is not None:
+                job = OcrJob(index, count, path, source, sha)
+                return self._defer_ocr(job, parsed, ocr, times)
             doc = parsed.document.model_copy(update={"file": name, "status": "indexed"})
             parsed = parsed.model_copy(update={"document": doc})
             with self._lock:
@@ -345,6 +377,158 @@ class Library:
                 error=f"Unexpected error while adding {path.name}: {exc}",
                 error_code="internal_error",
             )
+
+    # --- scanned pages: read by OCR beside the rest of the run (app.services.ocr_stage) ------
+
+    def _ocr_stage(self, cancel: CancelToken | None) -> OcrStage | None:
+        """The run's OCR stage, with a parse worker of its own; None when OCR is off."""
+        if not self.settings.ocr:
+            return None
+        from app.ingest import parse_pdf
+
+        def make_parser() -> tuple[Any, Callable[[], None]]:
+            parser = _parser(self.settings)
+            if parser is None:
+                return parse_pdf, lambda: None
+            return parser.parse, parser.close
+
+        return OcrStage(make_parser, self.parse_options, cancel)
+
+    def _defer_ocr(
+        self, job: OcrJob, parsed: ParsedDocument, ocr: OcrStage, times: StageTimes
+    ) -> IngestResult:
+        """Store a file's text pages now (status "partial": keyword-searchable) and hand its
+        scanned pages to ``ocr``. Its result is final once they are read."""
+        name = str(job.path)
+        replaced: list[str] = []
+        if parsed.chunks:
+            doc = parsed.document.model_copy(update={"file": name, "status": "partial"})
+            with self._lock, times.stage("store"):
+                if self.store.get_document(job.sha) is not None:  # raced with another ingest
+                    return self._result(name, "unchanged", self.store.get_document(job.sha))
+                replaced = self.store.add_document(parsed.model_copy(update={"document": doc}))
+            job.stored, job.replaced = True, bool(replaced)
+            for old_id in replaced:
+                self._drop_converted(old_id)
+        ocr.submit(job)
+        logger.info("%s: %d scanned pages go to OCR", name, len(parsed.ocr_pending))
+        result = IngestResult(
+            file=name,
+            status="updated" if replaced else "added",
+            doc_id=job.sha,
+            pages=parsed.document.pages,
+            chunks=len(parsed.chunks),
+        )
+        result.timings_ms = times.report(1)
+        return result
+
+    def _apply_ocr_results(
+        self,
+        ocr: OcrStage,
+        results: list[IngestResult],
+        progress: ProgressCallback,
+        timeout: float = 0,
+    ) -> bool:
+        """Forward the OCR stage's progress, then store every partial version, final
+        document or failure it has ready (waiting up to ``timeout`` seconds for the first).
+        Called between documents only. Returns True when something was written."""
+        for _, job, p in ocr.progress_events():
+            _for_file(progress, str(job.path), job.index, job.count)(p)
+        wrote = False
+        event = ocr.next_result(timeout)
+        while event is not None:
+            wrote |= self._apply_ocr(event, ocr, results)
+            event = ocr.next_result(0)
+        return wrote
+
+    def _apply_ocr(self, event: OcrEvent, ocr: OcrStage, results: list[IngestResult]) -> bool:
+        kind, job, payload = event
+        name = str(job.path)
+        if kind in ("partial", "done"):
+            parsed: ParsedDocument = payload
+            if job.source != job.path:
+                parsed = _adopted(parsed, job.sha, job.path)
+            times = StageTimes()
+            with times.stage("store"):
+                replaced = self._replace_keeping_vectors(
+                    name, parsed, "partial" if kind == "partial" else "indexed"
+                )
+            job.stored, job.replaced = True, job.replaced or bool(replaced)
+            for old_id in replaced:
+                self._drop_converted(old_id)
+            if kind == "done":
+                stored = self.store.get_document(job.sha)
+                result = self._result(name, "updated" if job.replaced else "added", stored)
+                result.ocr_pages = len(parsed.ocr_pages)
+                times.merge(parsed.timings_ms)
+                result.timings_ms = _merged(results[job.index].timings_ms, times.ms)
+                results[job.index] = result
+            return True
+        if kind == "failed":
+            with self._lock:
+                if job.stored:
+                    self.store.remove(job.sha)
+            self._drop_unstored(job.sha)
+            error: FootnoteError = payload
+            results[job.index] = self._failed(name, error)
+            return job.stored
+        ocr.cancelled.add(job.index)  # "cancelled": its partial version stays
+        return False
+
+    def _finish_ocr(
+        self,
+        ocr: OcrStage,
+        results: list[IngestResult],
+        progress: ProgressCallback,
+        run: StageTimes,
+    ) -> None:
+        """Wait for the OCR stage's last files (cancelled ones end at once), storing their
+        results; compact what they wrote."""
+        ocr.close()
+        wrote = False
+        while ocr.active:
+            with run.stage("ocr_wait"):  # nothing else left to do meanwhile
+                wrote |= self._apply_ocr_results(ocr, results, progress, timeout=0.2)
+        ocr.join(timeout=10)
+        if wrote:
+            self.store.optimize()
+
+    def _replace_keeping_vectors(
+        self, name: str, parsed: ParsedDocument, status: DocStatus
+    ) -> list[str]:
+        """Store ``parsed`` in place of the version of it already stored (same id), with the
+        vectors of every passage whose embedded text did not change: a partial document's
+        text pages were embedded while OCR read its scanned ones, and are not embedded again.
+        Returns the ids of other documents it replaced (an older file at the same path)."""
+        doc = parsed.document.model_copy(update={"file": name, "status": status})
+        parsed = parsed.model_copy(update={"document": doc})
+        with self._lock:
+            carried = self._vectors_by_text(doc.doc_id)
+            if self.store.get_document(doc.doc_id) is not None:
+                self.store.remove(doc.doc_id)
+            replaced = self.store.add_document(parsed)
+            keep = [
+                (c.chunk_id, carried[text])
+                for c in parsed.chunks
+                if (text := embedding_text(doc.title, c.section, c.text)) in carried
+            ]
+            if keep:
+                ids = [cid for cid, _ in keep]
+                self.store.add_vectors(doc.doc_id, ids, np.stack([v for _, v in keep]))
+        return replaced
+
+    def _vectors_by_text(self, doc_id: str) -> dict[str, np.ndarray]:
+        """A stored document's vectors keyed by the text each was embedded from."""
+        ids, vecs = self.store.chunk_vectors(doc_id)
+        if not ids:
+            return {}
+        doc = self.store.get_document(doc_id)
+        title = doc.title if doc is not None else ""
+        texts = {
+            c.chunk_id: embedding_text(title, c.section, c.text)
+            for c in self.store.chunks_of(doc_id, charmap=False)
+        }
+        return {texts[i]: v for i, v in zip(ids, vecs, strict=True) if i in texts}
 
     # --- documents that are not PDFs: read (and shown) through a converted PDF -------------
 
@@ -423,6 +607,7 @@ class Library:
         cancel: CancelToken | None,
         run: StageTimes,
         per_doc: dict[str, StageTimes],
+        ocr: tuple[OcrStage | None, list[IngestResult]] | None = None,
     ) -> int:
         """``embed_pending``, timing the model's load in ``run`` and each document's stages
         (``embed_read``, ``embedding``, ``commit``) in ``per_doc[doc_id]``.
@@ -430,69 +615,139 @@ class Library:
         Vectors are committed in groups (:class:`_GroupCommit`): many documents' vectors in one
         write and one status update, every ``commit_every()`` seconds or ``COMMIT_CHUNKS``
         vectors, and whatever was embedded when the run is cancelled or fails. A document
-        becomes "ready" only in the commit that holds its last vectors."""
+        becomes "ready" only in the commit that holds its last vectors.
+
+        With an OCR stage (``ocr``: the stage and the run's results) the text pages of files
+        being read by OCR are embedded meanwhile; between documents, after a commit, what OCR
+        finished is stored (keeping the vectors of unchanged passages) and its new passages
+        join the work, until OCR is through."""
+        stage, results = ocr if ocr is not None else (None, [])
         pending = self.store.pending_embeddings()
-        if not pending and (
-            self.store.count_chunks() == 0 or self.store.meta.embedder == self.embedder.name
+        reading = stage is not None and stage.active
+        if (
+            not pending
+            and not reading
+            and (self.store.count_chunks() == 0 or self.store.meta.embedder == self.embedder.name)
         ):
             return 0
         with run.stage("model_load"):
             emb = self._ensure_embedder()  # a different embedder than last time re-queues all
-        pending = self.store.pending_embeddings()  # a new embedder may have reset some
-        work: list[tuple[Document, list[Chunk]]] = []
-        for doc in pending:
-            times = per_doc.setdefault(doc.doc_id, StageTimes())
-            with times.stage("embed_read"):  # text only: the character maps are not needed
-                have = self.store.embedded_chunk_ids(doc.doc_id)
-                chunks = self.store.chunks_of(doc.doc_id, charmap=False)
-            work.append((doc, [c for c in chunks if c.chunk_id not in have]))
-        total = sum(len(chunks) for _, chunks in work)
-        done = embedded = 0
         group = _GroupCommit(self.store, self._lock, per_doc)
-        progress(Progress(Stage.EMBED, 0, total))
+        done = embedded = 0
         try:
-            for index, (doc, chunks) in enumerate(work):
-                report = _for_file(progress, doc.file, index, len(work))
-                times = per_doc[doc.doc_id]
-                doc_done = 0
-                # Another process (a second `footnote ingest`) may have embedded some meanwhile:
-                # skip them (the commit skips them too, under the writer lock).
-                with times.stage("embed_read"):
-                    have = self.store.vector_ids([c.chunk_id for c in chunks]) if chunks else set()
-                texts = {
-                    c.chunk_id: embedding_text(doc.title, c.section, c.text)
-                    for c in chunks
-                    if c.chunk_id not in have
-                }
-                # Longest first, so each batch pads to texts of about its own length.
-                todo = sorted(texts, key=lambda cid: -len(texts[cid]))
-                done += len(chunks) - len(todo)
-                doc_done += len(chunks) - len(todo)
-                for batch in _batches(todo, EMBED_BATCH):
+            while True:
+                group.flush()  # nothing of a document is in flight when OCR replaces it
+                if stage is not None:
+                    self._apply_ocr_results(stage, results, progress)
+                work = self._embed_work(per_doc, stage.reading if stage is not None else set())
+                if not work:
+                    if stage is None or not stage.active:
+                        break
                     if cancel is not None:
                         cancel.raise_if_cancelled()
-                    if doc.doc_id in group.gone:  # removed meanwhile
-                        break
-                    with times.stage("embedding"):
-                        vecs = emb.embed([texts[cid] for cid in batch])
-                    group.add(doc.doc_id, batch, vecs)
-                    embedded += len(batch)
-                    done += len(batch)
-                    doc_done += len(batch)
-                    report(Progress(Stage.EMBED, doc_done, len(chunks)))
-                    progress(Progress(Stage.EMBED, done, total))
-                    group.maybe_flush()
+                    with run.stage("ocr_wait"):  # nothing left to embed until OCR reads more
+                        self._apply_ocr_results(stage, results, progress, timeout=0.2)
+                    continue
+                total = done + sum(len(chunks) for _, chunks in work)
+                progress(Progress(Stage.EMBED, done, total))
+                for index, (doc, chunks) in enumerate(work):
+                    n, done = self._embed_document(
+                        emb,
+                        doc,
+                        chunks,
+                        group,
+                        per_doc[doc.doc_id],
+                        cancel,
+                        stage,
+                        progress,
+                        (index, len(work), done, total),
+                    )
+                    embedded += n
+                    if stage is not None and stage.has_results():
+                        break  # store what OCR finished, then plan again
                 else:
-                    if not todo:  # nothing left to embed: the file is through all the same
-                        report(Progress(Stage.EMBED, doc_done, len(chunks)))
-                    group.finished(doc.doc_id)
-                    group.maybe_flush()
+                    if stage is None:
+                        break
         except BaseException:
             group.flush_quietly()  # what was embedded is kept; the next run does the rest
             raise
         group.flush()
         self.store.optimize()
         return embedded
+
+    def _embed_work(
+        self, per_doc: dict[str, StageTimes], reading: set[str]
+    ) -> list[tuple[Document, list[Chunk]]]:
+        """Documents with passages to embed, and those passages: every "indexed" document (one
+        whose passages all have vectors is still listed, to be marked ready), and the partial
+        versions of documents OCR is reading (their text pages) that lack some vector."""
+        docs = self.store.pending_embeddings()
+        if reading:
+            partial = [self.store.get_document(doc_id) for doc_id in sorted(reading)]
+            docs += [d for d in partial if d is not None and d.status == "partial"]
+        work: list[tuple[Document, list[Chunk]]] = []
+        for doc in docs:
+            times = per_doc.setdefault(doc.doc_id, StageTimes())
+            with times.stage("embed_read"):  # text only: the character maps are not needed
+                have = self.store.embedded_chunk_ids(doc.doc_id)
+                chunks = self.store.chunks_of(doc.doc_id, charmap=False)
+            todo = [c for c in chunks if c.chunk_id not in have]
+            if todo or doc.status == "indexed":
+                work.append((doc, todo))
+        return work
+
+    def _embed_document(
+        self,
+        emb: Embedder,
+        doc: Document,
+        chunks: list[Chunk],
+        group: _GroupCommit,
+        times: StageTimes,
+        cancel: CancelToken | None,
+        stage: OcrStage | None,
+        progress: ProgressCallback,
+        at: tuple[int, int, int, int],
+    ) -> tuple[int, int]:
+        """Embed one document's passages in batches (longest first, so each batch pads to
+        texts of about its own length) into ``group``. ``at``: (its index, documents in the
+        round, passages done, passages in all). Returns (embedded, passages done)."""
+        index, count, done, total = at
+        report = _for_file(progress, doc.file, index, count)
+        # Another process (a second `footnote ingest`) may have embedded some meanwhile: skip
+        # them (the commit skips them too, under the writer lock).
+        with times.stage("embed_read"):
+            have = self.store.vector_ids([c.chunk_id for c in chunks]) if chunks else set()
+        texts = {
+            c.chunk_id: embedding_text(doc.title, c.section, c.text)
+            for c in chunks
+            if c.chunk_id not in have
+        }
+        todo = sorted(texts, key=lambda cid: -len(texts[cid]))
+        doc_done = len(chunks) - len(todo)
+        done += doc_done
+        embedded = 0
+        for batch in _batches(todo, EMBED_BATCH):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            if doc.doc_id in group.gone:  # removed meanwhile
+                return embedded, done
+            with times.stage("embedding"):
+                vecs = emb.embed([texts[cid] for cid in batch])
+            group.add(doc.doc_id, batch, vecs)
+            embedded += len(batch)
+            done += len(batch)
+            doc_done += len(batch)
+            report(Progress(Stage.EMBED, doc_done, len(chunks)))
+            progress(Progress(Stage.EMBED, done, total))
+            if stage is not None:  # OCR's progress between batches; its results wait
+                for _, job, p in stage.progress_events():
+                    _for_file(progress, str(job.path), job.index, job.count)(p)
+            group.maybe_flush()
+        if not todo:  # nothing left to embed: the file is through all the same
+            report(Progress(Stage.EMBED, doc_done, len(chunks)))
+        group.finished(doc.doc_id)
+        group.maybe_flush()
+        return embedded, done
 
     # --- read / remove ---------------------------------------------------------------------------
 
