@@ -291,6 +291,77 @@ class Store:
                 self._delete_rows(old)
             return replaced
 
+    def add_documents(
+        self, items: Sequence[tuple[ParsedDocument, np.ndarray | None]]
+    ) -> list[list[str]]:
+        """Store several parsed documents in one commit (a group commit); returns, per
+        document, the ids of the documents it replaced.
+
+        The same all-or-nothing rule as :meth:`add_document`, for the whole group: every
+        document's chunks (and vectors) go in first, in one write per table, then a single
+        ``merge_insert`` of all their ``documents`` rows is the commit marker, then the rows of
+        the documents they replaced are deleted. A crash before the marker leaves none of them
+        (the next open sweeps their rows), after it all of them. A document already in the
+        library, or two documents for one file path, make the whole call fail before anything
+        is written: callers then store the documents one by one, so one cannot sink the rest.
+        """
+        if not items:
+            return []
+        docs = [parsed.document for parsed, _ in items]
+        ids = [d.doc_id for d in docs]
+        if len(set(ids)) != len(ids) or len({d.file for d in docs}) != len(docs):
+            raise StoreError("A group commit holds one document per id and per file.")
+        with self.lock.hold():
+            present = self.existing_documents(ids)
+            if present:
+                raise StoreError(f"Document {sorted(present)[0]} is already in the library.")
+            self._delete_docs_rows(ids)  # leftovers of an earlier failed attempt
+            chunk_tables = [chunk_table(p.document.title, p.chunks) for p, _ in items if p.chunks]
+            if chunk_tables:
+                self._chunks.add(pa.concat_tables(chunk_tables))
+            embedded = [
+                (p.document.doc_id, [c.chunk_id for c in p.chunks], v)
+                for p, v in items
+                if v is not None
+            ]
+            if embedded:
+                self.add_vector_groups(embedded, committed_only=False)
+            by_file: dict[str, list[str]] = {}
+            for where in sql.in_batches("file", sorted({d.file for d in docs}), FILTER_BATCH):
+                for row in self._query_docs(where):
+                    by_file.setdefault(row["file"], []).append(row["doc_id"])
+            rows = [
+                d.model_copy(
+                    update={
+                        "chunks": len(p.chunks),
+                        "status": "ready"
+                        if v is not None
+                        else ("partial" if d.status == "partial" else "indexed"),
+                        "ingested_at": d.ingested_at or datetime.now(UTC),
+                    }
+                )
+                for d, (p, v) in zip(docs, items, strict=True)
+            ]
+            table = document_table(rows, [p.sections for p, _ in items])
+            (
+                self._documents.merge_insert("file")
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .execute(table)
+            )
+            replaced = [by_file.get(d.file, []) for d in docs]
+            self._delete_docs_rows(sorted({doc_id for ids_ in replaced for doc_id in ids_}))
+            return replaced
+
+    def _delete_docs_rows(self, doc_ids: Sequence[str]) -> None:
+        """Chunks and vectors of ``doc_ids``, deleted where there are any (a delete that
+        matches nothing would still write a version)."""
+        for where in sql.in_batches("doc_id", list(doc_ids), FILTER_BATCH):
+            if self._chunks.count_rows(where):
+                self._chunks.delete(where)
+            if self._vectors is not None and self._vectors.count_rows(where):
+                self._vectors.delete(where)
+
     def add_vectors(self, doc_id: str, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:
         """Append embedding vectors of some chunks of ``doc_id`` (call set_embedder first).
 
@@ -317,10 +388,16 @@ class Store:
                 return
             self._vectors.add(self._vector_table(doc_id, [chunk_ids[i] for i in keep], vecs[keep]))
 
-    def add_vector_groups(self, groups: Sequence[tuple[str, Sequence[str], np.ndarray]]) -> int:
+    def add_vector_groups(
+        self,
+        groups: Sequence[tuple[str, Sequence[str], np.ndarray]],
+        *,
+        committed_only: bool = True,
+    ) -> int:
         """Append the vectors of several documents in one write (a group commit): each group is
         ``(doc_id, chunk_ids, vectors)`` as for :meth:`add_vectors`, and is skipped whole when
-        its document is no longer in the library (removed meanwhile). Idempotent per chunk
+        its document is no longer in the library (removed meanwhile; ``committed_only=False``
+        for documents whose commit marker is written after their vectors). Idempotent per chunk
         like ``add_vectors``. One write instead of one per batch keeps the vectors table in
         few fragments; a crash before it loses only vectors, which the next run embeds again.
         Returns how many vectors were written."""
@@ -339,7 +416,8 @@ class Store:
         if not checked:
             return 0
         with self.lock.hold():
-            present = self.existing_documents([d for d, _, _ in checked])
+            ids = [d for d, _, _ in checked]
+            present = self.existing_documents(ids) if committed_only else set(ids)
             have = self.vector_ids([c for d, ids, _ in checked if d in present for c in ids])
             tables = []
             seen: set[str] = set()
