@@ -2,7 +2,9 @@
 
 Exit 0 when every file was added, updated or unchanged; 1 when some failed (the
 others are still ingested); 2 on usage errors. Ctrl-C cancels after the current file.
-Scanned pages are read by OCR unless ``--no-ocr``; ``--json`` reports ``ocr_pages`` per file.
+Scanned pages are read by OCR unless ``--no-ocr``; ``--json`` reports ``ocr_pages`` per file,
+and ``timings_ms`` per file and for the run: the wall milliseconds of every ingestion stage
+(``app.core.timing.INGEST_STAGES``) beside the phases ``index``, ``embed`` and ``total``.
 """
 
 from __future__ import annotations
@@ -94,10 +96,14 @@ def run(args: argparse.Namespace) -> int:
         return common.EXIT_FAILED
     t_end = time.perf_counter()
     results, cancelled = outcome.results, outcome.cancelled
+    # The two phases and the whole command, then the stage profile (app.core.timing): each
+    # file's stages are in its result's timings_ms.
     timings = {
         "index": round((t_open - t0) * 1000 + outcome.index_ms, 1),
         "embed": round(outcome.embed_ms, 1),
         "total": round((t_end - t0) * 1000, 1),
+        "open_library": round((t_open - t0) * 1000, 1),
+        **outcome.timings_ms,
     }
     if args.json:
         common.print_json(

@@ -85,6 +85,14 @@ class ParsedDocument(BaseModel):
     ocr_pages: list[int] = Field(
         default_factory=list, description="1-based pages whose text was read by OCR."
     )
+    ocr_pending: list[int] = Field(
+        default_factory=list,
+        description="1-based pages that need OCR and were left unread (OcrOptions.defer).",
+    )
+    timings_ms: dict[str, float] = Field(
+        default_factory=dict,
+        description="Wall milliseconds per parse stage (app.core.timing.INGEST_STAGES).",
+    )
 
 
 class IngestResult(BaseModel):
@@ -96,6 +104,11 @@ class IngestResult(BaseModel):
     ocr_pages: int = Field(default=0, description="Pages read by OCR in this run.")
     error: str | None = Field(default=None, description="User-facing message when failed.")
     error_code: str | None = Field(default=None, description="Stable error code when failed.")
+    timings_ms: dict[str, float] = Field(
+        default_factory=dict,
+        description="Wall milliseconds per ingestion stage of this file "
+        "(app.core.timing.INGEST_STAGES).",
+    )
 
 
 class IngestOutcome(BaseModel):
@@ -112,6 +125,11 @@ class IngestOutcome(BaseModel):
     )
     index_ms: float = Field(default=0.0, description="Wall time of parse + keyword index.")
     embed_ms: float = Field(default=0.0, description="Wall time of the embedding phase.")
+    timings_ms: dict[str, float] = Field(
+        default_factory=dict,
+        description="Wall milliseconds per ingestion stage, summed over the run's files plus "
+        "the run's own (model load, worker start, BM25 merge, compaction).",
+    )
 
 
 class SearchHit(BaseModel):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections import Counter
 from dataclasses import dataclass
 
@@ -127,6 +128,7 @@ class PageExtractor:
         self.want_fonts = want_fonts
         self._next_block = 0
         self._next_line = 0
+        self.tables_seconds = 0.0  # spent regrouping table cells (the "tables" stage)
 
     def extract(self, page: pymupdf.Page, pno: int) -> list[Line]:
         """Lines of one page's text layer."""
@@ -137,7 +139,9 @@ class PageExtractor:
         if any(_MARKED.search(w[4]) for w in words):
             blocks = tp.extractDICT()["blocks"]
             words = drop_note_marks(words, blocks)
+        t0 = time.perf_counter()
         words = table_rows(words)
+        self.tables_seconds += time.perf_counter() - t0
         if self.want_fonts and words:
             fonts = _line_fonts(blocks if blocks is not None else tp.extractDICT()["blocks"])
         else:

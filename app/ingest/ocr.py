@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -58,6 +60,11 @@ class OcrOptions:
     max_workers: int | None = None
     """OCR processes one file may use at most (a Ray actor: the CPUs it holds); None: as
     many as :func:`app.ingest.ocr_pool.workers_for` allows."""
+    defer: bool = False
+    """Leave the pages that need OCR unread (``ParsedDocument.ocr_pending`` lists them), so a
+    caller can store the document's text pages at once and read those pages later, while
+    other work goes on (``app.services.ocr_stage``). Only when OCR can run at all; else the
+    file is read (or refused) as without it."""
 
 
 def _candidates() -> list[Path]:
@@ -90,6 +97,14 @@ def available_languages() -> list[str]:
     if d is None:
         return []
     return sorted(p.stem for p in d.glob("*.traineddata") if p.stem != "osd")
+
+
+def ocr_available(options: OcrOptions) -> bool:
+    """True when OCR can read pages under ``options``: on, with one of its languages' data."""
+    if not options.enabled or tessdata_dir() is None:
+        return False
+    have = set(available_languages())
+    return any(lang in have for lang in options.languages.split("+") if lang)
 
 
 def check_languages(languages: str) -> str:
@@ -149,6 +164,12 @@ def _bad_char(ch: str) -> bool:
     return unicodedata.category(ch) in ("Cc", "Co", "Cn", "Cs")
 
 
+_LEADERS = re.compile(r"([^\w\s])\1{2,}")
+"""Three or more of the same mark in a row: the dot leaders of a table of contents ("Intro
+....... 3"), rules ("-----"), ellipses. Layout, not text: left out before judging it."""
+_VOWELS = frozenset("aeiouyAEIOUY")
+
+
 def text_is_garbage(text: str) -> bool:
     """True for text that a broken font encoding produced instead of words.
 
@@ -156,23 +177,42 @@ def text_is_garbage(text: str) -> bool:
     characters are letters or digits; or, for Latin text, almost no vowels ("Wkh
     frpplwwhh" is English shifted by three code points, the symptom of a font without a
     Unicode map).
-    Short texts (under 40 visible characters) are never judged.
+    Runs of one mark (dot leaders, rules) are left out first: a table of contents is text,
+    and OCR read its pages no better, at a second or more each (39 such pages of the real
+    corpus went to OCR before). Short texts (under 40 visible characters) are never judged.
+    Each distinct character is looked at once (a page holds a few thousand characters but
+    rarely a hundred distinct ones).
     """
-    chars = [c for c in text if not c.isspace()]
-    if len(chars) < 40:
+    chars = "".join(_LEADERS.sub("", text).split())
+    n = len(chars)
+    if n < 40:
         return False
-    bad = sum(1 for c in chars if _bad_char(c))
-    if bad / len(chars) > 0.1:
+    bad = alnum = letters = latin = vowels = 0
+    for c, k in Counter(chars).items():
+        if c.isalnum():
+            alnum += k
+            if c.isalpha():
+                letters += k
+                if c.isascii():
+                    latin += k
+                    vowels += k if c in _VOWELS else 0
+        elif _bad_char(c):
+            bad += k
+    if bad / n > 0.1 or alnum / n < 0.5:
         return True
-    if sum(1 for c in chars if c.isalnum()) / len(chars) < 0.5:
-        return True
-    letters = [c for c in chars if c.isalpha()]
-    latin = [c.lower() for c in letters if c.isascii()]
-    if len(latin) >= 0.8 * len(letters) and len(latin) >= 40:
-        vowels = sum(1 for c in latin if c in "aeiouy")
-        if vowels / len(latin) < 0.2:
-            return True
-    return False
+    return latin >= 0.8 * letters and latin >= 40 and vowels / latin < 0.2
+
+
+def is_plot_marks(text: str) -> bool:
+    """True for a chart whose points are drawn as letters: one short token ("G", "o", "+")
+    makes up at least half of the page's tokens. Its text has no vowels and looks like a
+    broken font, but OCR reads the same letters (powerlaw-jss-paper.pdf page 10, a scatter
+    plot of "G" marks). Broken prose spaced out letter by letter has no token that common."""
+    tokens = text.split()
+    if len(tokens) < 40:
+        return False
+    token, count = Counter(tokens).most_common(1)[0]
+    return len(token) <= 3 and count >= 0.5 * len(tokens)
 
 
 def is_glyph_chart(text: str) -> bool:

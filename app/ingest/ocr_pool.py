@@ -14,6 +14,8 @@ import logging
 import multiprocessing as mp
 import os
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -43,9 +45,23 @@ def _init(data: bytes) -> None:  # in the worker
     global _DOC
     from ._mupdf import pymupdf
 
+    threading.Thread(
+        target=_exit_with_parent, args=(os.getppid(),), name="ocr-parent-watch", daemon=True
+    ).start()
     pymupdf.TOOLS.mupdf_display_errors(False)
     pymupdf.TOOLS.mupdf_display_warnings(False)
     _DOC = pymupdf.open(stream=data, filetype="pdf")
+
+
+def _exit_with_parent(parent: int, every_s: float = 1.0) -> None:  # in the worker
+    """Leave as soon as the process that started the pool is gone. A pool's worker holds both
+    ends of its task queue, so it never sees end-of-input: when its parent was killed (the
+    parse worker's watchdog, kill -9, the out-of-memory killer) it would wait forever, holding
+    the parent's inherited output pipes open."""
+    while True:
+        time.sleep(every_s)
+        if os.getppid() != parent:
+            os._exit(0)
 
 
 def _read(pno: int, options: OcrOptions) -> list[tuple]:  # in the worker

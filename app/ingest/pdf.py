@@ -40,6 +40,7 @@ from app.core.errors import (
 )
 from app.core.models import Document, ParsedDocument
 from app.core.progress import CancelToken, Progress, ProgressCallback, Stage
+from app.core.timing import StageTimes, ms_since
 
 from ._mupdf import MUPDF_LOCK, pymupdf
 from .chunker import ChunkParams, chunk_segments, segments
@@ -56,7 +57,9 @@ from .ocr import (
     OcrOptions,
     has_words,
     is_glyph_chart,
+    is_plot_marks,
     looks_scanned,
+    ocr_available,
     ocr_words,
     text_is_garbage,
 )
@@ -246,13 +249,16 @@ def parse_pdf(
     data, sha, size, mtime = _read(path, limits)
     with MUPDF_LOCK:
         doc = _open(path, data, limits)
+    times = StageTimes({"open": ms_since(t0)})
     try:
         run = _Run(
             path, sha, size, on_progress, cancel, params or ChunkParams(), ocr or OcrOptions()
         )
-        run.limits, run.data = limits, data
+        run.limits, run.data, run.times = limits, data, times
         parsed = _parse(run, doc, on_partial)
         parsed.document.mtime = mtime
+        times.add("parse_other", max(0.0, ms_since(t0) - times.total()))
+        parsed.timings_ms = times.report(3)
         _log_speed(parsed, t0)
         return parsed
     except FootnoteError:
@@ -290,6 +296,7 @@ class _Run:
     limits: Limits = DEFAULT_LIMITS
     chars: int = 0  # extracted so far, for the per-document limits
     data: bytes | None = None  # the file's bytes; None for a big file opened from disk
+    times: StageTimes = field(default_factory=StageTimes)  # wall ms per stage
 
     def check(self) -> None:
         if self.cancel is not None:
@@ -307,16 +314,26 @@ def _parse(run: _Run, doc: pymupdf.Document, on_partial: PartialCallback | None)
     broken: list[int] = []
     scanned: list[int] = []  # 0-based pages without a usable text layer
     every = max(1, min(8, total // 20))  # report every page of short files, every 8 of long
+    clock = time.perf_counter
+    layout_s = check_s = detect_s = 0.0
     for pno in range(total):
         run.check()
         try:
             with MUPDF_LOCK:
+                t0 = clock()
                 page = doc.load_page(pno)
+                t1 = clock()
                 _check_page_content(doc, page, name, pno + 1, run.limits)
+                t2 = clock()
                 lines = extractor.extract(page, pno + 1)
                 height = page.cropbox.height
+                t3 = clock()
                 if _needs_ocr(page, lines):
                     scanned.append(pno)
+                t4 = clock()
+                layout_s += (t1 - t0) + (t3 - t2)
+                check_s += t2 - t1
+                detect_s += t4 - t3
         except Exception as e:
             if isinstance(e, TooLargeError):
                 raise
@@ -334,10 +351,18 @@ def _parse(run: _Run, doc: pymupdf.Document, on_partial: PartialCallback | None)
         if run.on_progress is not None and ((pno + 1) % every == 0 or pno + 1 == total):
             run.on_progress(Progress(stage=Stage.PARSE, done=pno + 1, total=total, file=str(path)))
     run.check()
+    tables_s = extractor.tables_seconds
+    run.times.add("layout", (layout_s - tables_s) * 1000)
+    run.times.add("tables", tables_s * 1000)
+    run.times.add("content_check", check_s * 1000)
+    run.times.add("ocr_detect", detect_s * 1000)
     ocr_done: list[int] = []
+    if scanned and run.ocr.enabled and not repaired and run.ocr.defer and ocr_available(run.ocr):
+        return _deferred(run, scanned)
     if scanned and run.ocr.enabled and not repaired:
         try:
-            ocr_done = _ocr_pages(run, doc, scanned, extractor, on_partial)
+            with run.times.stage("ocr"):
+                ocr_done = _ocr_pages(run, doc, scanned, extractor, on_partial)
         except OcrUnavailableError:
             if not any(run.pages[p] for p in range(total) if p not in scanned):
                 raise
@@ -355,7 +380,33 @@ def _parse(run: _Run, doc: pymupdf.Document, on_partial: PartialCallback | None)
     empty = sum(1 for lines in run.pages if not lines)
     if empty:
         logger.info("%s: %d of %d pages have no text (blank or scanned)", name, empty, total)
-    return _assemble(run, ocr_done)
+    with run.times.stage("chunk"):
+        return _assemble(run, ocr_done)
+
+
+def _deferred(run: _Run, scanned: list[int]) -> ParsedDocument:
+    """The document from its text pages alone, its scanned pages left for OCR (``ocr_pending``);
+    a garbage text layer on those pages is not kept meanwhile. With no text page at all it has
+    no chunks: nothing is searchable before OCR has read some pages."""
+    for pno in scanned:
+        run.pages[pno] = []
+    with run.times.stage("chunk"):
+        try:
+            parsed = _assemble(run, [])
+        except NoTextLayerError:
+            document = Document(
+                doc_id=run.sha,
+                file=str(run.path),
+                title=run.meta_title.strip() or run.path.stem,
+                pages=len(run.pages),
+                chunks=0,
+                size=run.size,
+                ingested_at=datetime.now(UTC),
+                status="partial",
+            )
+            parsed = ParsedDocument(document=document)
+    parsed.ocr_pending = [p + 1 for p in scanned]
+    return parsed
 
 
 def _assemble(run: _Run, ocr_done: list[int]) -> ParsedDocument:
@@ -403,11 +454,11 @@ def _assemble(run: _Run, ocr_done: list[int]) -> ParsedDocument:
 
 def _needs_ocr(page: pymupdf.Page, lines: list[Line]) -> bool:
     """No words but a picture covering the page (a scan), or a garbage text layer that is
-    not a chart of glyphs (OCR cannot read those better)."""
+    not a chart of glyphs or of plot marks (OCR cannot read those better)."""
     if not lines:
         return looks_scanned(page)
     text = " ".join(ln.text for ln in lines)
-    return text_is_garbage(text) and not is_glyph_chart(text)
+    return text_is_garbage(text) and not is_glyph_chart(text) and not is_plot_marks(text)
 
 
 def _ocr_pages(
@@ -498,15 +549,22 @@ def _check_page_content(
     string operands (``(...)`` and ``<...>``), which is what text operators draw."""
     text_cap = 4 * limits.max_page_chars  # up to 4 bytes per glyph in CID fonts
     content = strings = 0
+    # Strings are counted only once the page's commands could hold too many: a real page's
+    # (tens of KB) never can, and the count was most of this check's cost.
+    held: list[bytes] | None = []
     for xref in page.get_contents():
         for block in _content_blocks(doc, xref):
             content += len(block)
-            strings += sum(len(m) for m in _STRING.findall(block))
             if content > limits.max_page_content_bytes:
                 raise TooLargeError(
                     f"{name}: page {pno} holds over {limits.max_page_content_bytes >> 20} MB "
                     "of drawing commands; that is the limit per page."
                 )
+            if held is not None and content <= text_cap:
+                held.append(block)
+                continue
+            blocks, held = ([*held, block] if held is not None else [block]), None
+            strings += sum(len(m) for b in blocks for m in _STRING.findall(b))
             if strings > text_cap:
                 raise TooLargeError(
                     f"{name}: page {pno} draws over {text_cap:,} bytes of text; the limit "

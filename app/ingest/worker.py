@@ -8,10 +8,11 @@ file fails alone with a ``too_large`` / ``corrupt_pdf`` message, the parent stay
 and cancelling kills the child at once. The child lives for a whole batch (starting it
 costs ~0.5 s) and is restarted after a failure that killed it.
 
-Protocol over the child's stdin/stdout: length-prefixed pickles. Parent -> child:
-``(path, params, ocr, partials?, limits)``; child -> parent: ``("progress", stage, done,
-total)`` and ``("partial", ParsedDocument)`` (OCR, see ``parse_pdf``) ... then
-``("ok", ParsedDocument)`` or ``("error", code, message, hint)``.
+Protocol over the child's stdin/stdout: length-prefixed pickles. The child says
+``("ready",)`` once its imports are done (the start-up the parent reports as
+``worker_start``). Parent -> child: ``(path, params, ocr, partials?, limits)``; child ->
+parent: ``("progress", stage, done, total)`` and ``("partial", ParsedDocument)`` (OCR, see
+``parse_pdf``) ... then ``("ok", ParsedDocument)`` or ``("error", code, message, hint)``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from app.core import errors
 from app.core.errors import Cancelled, CorruptPdfError, IngestError, TooLargeError
 from app.core.models import ParsedDocument
 from app.core.progress import CancelToken, Progress, ProgressCallback
+from app.core.timing import StageTimes
 
 from .chunker import ChunkParams
 from .limits import DEFAULT_LIMITS, Limits
@@ -88,6 +90,8 @@ class ParseWorker:
         self._proc: subprocess.Popen[bytes] | None = None
         self._inbox: queue.Queue[Any] = queue.Queue()
         self._in_process = False  # set when the child cannot be started at all
+        self._started_at: float | None = None  # when the running child was started
+        self.times = StageTimes()  # worker_start and transfer, over every file parsed
 
     def __enter__(self) -> ParseWorker:
         return self
@@ -131,15 +135,30 @@ class ParseWorker:
             target=self._pump, args=(proc, self._inbox), name="parse-worker-reader", daemon=True
         ).start()
         self._proc = proc
+        self._started_at = time.perf_counter()
         logger.info("parse worker %d started", proc.pid)
         return proc
+
+    def start(self) -> None:
+        """Start the child now (its imports then overlap the caller's own work); ``parse``
+        starts it otherwise. Never raises: a child that cannot start is reported by ``parse``."""
+        if self._in_process:
+            return
+        try:
+            self._start()
+        except OSError as exc:
+            logger.warning("cannot start the parse worker (%s); parsing in-process", exc)
+            self._in_process = True
 
     @staticmethod
     def _pump(proc: subprocess.Popen[bytes], inbox: queue.Queue[Any]) -> None:
         assert proc.stdout is not None
         try:
             while True:
-                inbox.put(_recv(proc.stdout))
+                msg = _recv(proc.stdout)
+                if msg[0] == "ready":  # when it came, not when the parent got round to it
+                    msg = ("ready", time.perf_counter())
+                inbox.put(msg)
         except (EOFError, OSError, pickle.UnpicklingError):
             inbox.put(("eof",))
 
@@ -186,6 +205,7 @@ class ParseWorker:
             assert proc.stdin is not None
             _send(proc.stdin, job)
         last = time.monotonic()
+        sent = time.perf_counter()
         while True:
             if cancel is not None and cancel.cancelled:
                 self._kill()
@@ -202,14 +222,24 @@ class ParseWorker:
                 continue
             last = time.monotonic()
             kind = msg[0]
-            if kind == "progress":
+            if kind == "ready":
+                if self._started_at is not None:
+                    self.times.add("worker_start", (msg[1] - self._started_at) * 1000)
+                    self._started_at = None
+                sent = max(sent, msg[1])  # waiting for the start is not the file's transfer
+            elif kind == "progress":
                 if on_progress is not None:
                     on_progress(Progress(msg[1], msg[2], msg[3], file=str(path)))
             elif kind == "partial":
                 if on_partial is not None:
                     on_partial(msg[1])
             elif kind == "ok":
-                return msg[1]
+                parsed: ParsedDocument = msg[1]
+                waited = (time.perf_counter() - sent) * 1000
+                transfer = max(0.0, waited - sum(parsed.timings_ms.values()))
+                parsed.timings_ms["transfer"] = round(transfer, 3)
+                self.times.add("transfer", transfer)
+                return parsed
             elif kind == "error":
                 raise _error(*msg[1:])
             else:  # "eof": the child died
@@ -261,6 +291,7 @@ def _child(max_bytes: int) -> int:
     from .pdf import parse_pdf
 
     _limit_memory(max_bytes)
+    _send(stdout, ("ready",))
     while True:
         try:
             path, params, ocr, partials, limits = _recv(stdin)

@@ -3,9 +3,13 @@
 Why this split: parsing and embedding are the expensive, independent part of an import
 (seconds per document) and spread over any number of workers; committing is cheap and
 must follow the library's all-or-nothing rule and its one-writer lease, so it stays in
-this process, one document at a time: chunks, then vectors, then the ``documents`` row
-(the commit marker). A worker that dies, or a Ctrl-C, therefore never leaves a
-half-visible document; the next run redoes what was not committed.
+this process: chunks, then vectors, then the ``documents`` rows (the commit marker). The
+driver commits the documents that arrived together as one group (``Store.add_documents``:
+one write per table, one marker for the group; ``GROUP_DOCS`` documents or ``GROUP_SECONDS``
+at most), so many workers are not held to one commit per document; a group that cannot be
+written whole is written one document at a time, so a bad document fails alone. A worker
+that dies, or a Ctrl-C, therefore never leaves a half-visible document; the next run redoes
+what was not committed.
 
 Each worker is a Ray actor that loads the embedder once and then serves many files. The
 PDF's bytes travel through Ray's object store, so workers on other machines need no
@@ -37,6 +41,8 @@ logger = logging.getLogger(__name__)
 
 INSTALL_HINT = "Install the cluster extra: pip install 'footnote[cluster]' (it adds Ray)."
 POLL_S = 0.2  # how often the driver checks for Ctrl-C while waiting on workers
+GROUP_DOCS = 32  # documents per group commit at most
+GROUP_SECONDS = 2.0  # ... or committed once the first of them has waited this long
 
 
 class RayMissingError(FootnoteError):
@@ -264,9 +270,8 @@ class RayIngest:
         in_flight: dict[Any, tuple[int, Any]] = {}  # ref -> (file index, actor)
         idle = list(actors)
         t0 = time.perf_counter()
-        pages = 0
+        group = _Group(self, files, results, progress)
         worker_seconds = 0.0  # time the workers spent parsing + embedding (after start-up)
-        commit_seconds = 0.0
         try:
             while queue or in_flight:
                 while queue and idle:
@@ -287,29 +292,79 @@ class RayIngest:
                             str(files[i]), f"A cluster worker failed: {exc}", "worker_failed"
                         )
                         actor = actor_cls.remote(*args)
+                        progress(Progress(Stage.FILE, len(results), len(files), file=str(files[i])))
                     else:
-                        tc = time.perf_counter()
-                        results[i] = self._commit(files[i], prepared)
-                        commit_seconds += time.perf_counter() - tc
                         worker_seconds += prepared.seconds
-                        pages += results[i].pages if results[i].status != "failed" else 0
+                        group.add(i, prepared)
                     idle.append(actor)
-                    progress(Progress(Stage.FILE, len(results), len(files), file=str(files[i])))
+                if group.due() or not (queue or in_flight):
+                    group.commit()
         except Cancelled:
             logger.info("ray ingest cancelled with %d files in flight", len(in_flight))
             for ref in in_flight:
                 ray.cancel(ref, force=True)
         finally:
+            group.commit()  # what the workers finished is kept, whatever stopped the run
             for actor in actors + idle:
                 ray.kill(actor, no_restart=True)
         seconds = time.perf_counter() - t0
         self.stats = {
             "workers": n_workers,
-            "pages": pages,
+            "pages": group.pages,
             "seconds": round(seconds, 3),
             "worker_seconds": round(worker_seconds, 3),
-            "commit_seconds": round(commit_seconds, 3),
+            "commit_seconds": round(group.seconds, 3),
+            "commits": group.commits,
         }
+
+    def _commit_group(
+        self, group: list[tuple[int, Prepared]], files: list[Path]
+    ) -> dict[int, IngestResult]:
+        """Write the prepared documents of ``group`` in one commit (under the writer lock /
+        lease); a group that cannot be written whole is written one document at a time, so
+        a bad document fails alone and none is lost. Results by file index."""
+        out: dict[int, IngestResult] = {}
+        ok: list[tuple[int, Prepared]] = []
+        for i, prepared in group:
+            if prepared.parsed is None:
+                out[i] = _failed(
+                    str(files[i]), prepared.error or "Unknown error.", prepared.error_code
+                )
+            else:
+                ok.append((i, prepared))
+        if not ok:
+            return out
+        store = self.library.store
+        items = []
+        for i, prepared in ok:
+            assert prepared.parsed is not None
+            doc = prepared.parsed.document.model_copy(update={"file": str(files[i])})
+            items.append((prepared.parsed.model_copy(update={"document": doc}), prepared.vectors))
+        try:
+            with store.lock.hold():
+                for embedder in {p.embedder for _, p in ok if p.embedder is not None}:
+                    store.set_embedder(*embedder)
+                # indexed earlier without vectors: replaced whole, as one by one
+                for doc_id in store.existing_documents([p.document.doc_id for p, _ in items]):
+                    store.remove(doc_id)
+                replaced = store.add_documents(items)
+        except Exception as exc:  # noqa: BLE001 - written one by one next, each failing alone
+            logger.info("group of %d documents not written whole (%s): one by one", len(ok), exc)
+            for i, prepared in ok:
+                out[i] = self._commit(files[i], prepared)
+            return out
+        for (i, _prepared), (parsed, _), old in zip(ok, items, replaced, strict=True):
+            doc = parsed.document
+            result = _result(
+                str(files[i]),
+                "updated" if old else "added",
+                doc.doc_id,
+                doc.pages,
+                len(parsed.chunks),
+            )
+            result.ocr_pages = len(parsed.ocr_pages)  # as a local ingest reports it
+            out[i] = result
+        return out
 
     def _commit(self, path: Path, prepared: Prepared) -> IngestResult:
         """Write one prepared document all-or-nothing (under the writer lock / lease)."""
@@ -334,6 +389,48 @@ class RayIngest:
         result = _result(name, status, doc.doc_id, doc.pages, len(parsed.chunks))
         result.ocr_pages = len(parsed.ocr_pages)  # as a local ingest reports it
         return result
+
+
+class _Group:
+    """Prepared documents waiting for the driver's next group commit."""
+
+    def __init__(
+        self,
+        job: RayIngest,
+        files: list[Path],
+        results: dict[int, IngestResult],
+        progress: ProgressCallback,
+    ) -> None:
+        self.job, self.files, self.results, self.progress = job, files, results, progress
+        self.waiting: list[tuple[int, Prepared]] = []
+        self.since = 0.0  # when the first waiting document arrived
+        self.commits = 0
+        self.seconds = 0.0
+        self.pages = 0
+
+    def add(self, index: int, prepared: Prepared) -> None:
+        if not self.waiting:
+            self.since = time.perf_counter()
+        self.waiting.append((index, prepared))
+
+    def due(self) -> bool:
+        return bool(self.waiting) and (
+            len(self.waiting) >= GROUP_DOCS or time.perf_counter() - self.since >= GROUP_SECONDS
+        )
+
+    def commit(self) -> None:
+        waiting, self.waiting = self.waiting, []
+        if not waiting:
+            return
+        t0 = time.perf_counter()
+        done = self.job._commit_group(waiting, self.files)
+        self.seconds += time.perf_counter() - t0
+        self.commits += 1
+        for i, _ in waiting:
+            result = self.results[i] = done[i]
+            self.pages += result.pages if result.status != "failed" else 0
+            n = len(self.results)
+            self.progress(Progress(Stage.FILE, n, len(self.files), file=str(self.files[i])))
 
 
 def _result(name: str, status: Any, doc_id: str, pages: int, chunks: int) -> IngestResult:

@@ -9,12 +9,14 @@ cancelled or killed run leaves the library consistent and the next run finishes 
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -27,7 +29,7 @@ from app.core.errors import (
     PermissionDeniedError,
     StoreError,
 )
-from app.core.models import Chunk, Document, IngestOutcome, IngestResult, SearchHit
+from app.core.models import Chunk, DocStatus, Document, IngestOutcome, IngestResult, SearchHit
 from app.core.progress import (
     CancelToken,
     FileDone,
@@ -38,7 +40,9 @@ from app.core.progress import (
     no_progress,
 )
 from app.core.protocols import Embedder
-from app.core.timing import ms_since
+from app.core.timing import StageTimes, ms_since
+from app.services.ocr_stage import Event as OcrEvent
+from app.services.ocr_stage import OcrJob, OcrStage
 from app.services.partial import PartialWriter
 from app.store import Store
 
@@ -51,6 +55,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 EMBED_BATCH = 32  # chunks per embedder call; also the cancellation granularity
+T = TypeVar("T")
 
 
 def embedding_text(title: str, section: str, text: str) -> str:
@@ -80,6 +85,7 @@ class Library:
         self._retriever: HybridRetriever | None = None
         self._terms: TermIndex | None = None  # built by count_words (long-running front ends)
         self._lock = threading.RLock()  # one writer at a time in this process
+        self._preload: threading.Thread | None = None  # loads the model while files are parsed
 
     # --- lazily created parts --------------------------------------------------------------
 
@@ -105,6 +111,19 @@ class Library:
                     self._embedder = SentenceTransformerEmbedder(self.settings.embedder)
                 self._cached = CachedEmbedder(self._embedder)
             return self._cached
+
+    def preload_embedder(self) -> None:
+        """Start loading the embedding model on a thread (once), so that it loads while files
+        are parsed instead of after: an ingest calls this before its first parse when it will
+        embed. A model that fails to load fails again, with its message, when first used."""
+        with self._lock:
+            if self._preload is not None:
+                return
+            emb = self.embedder
+            self._preload = threading.Thread(
+                target=_load_quietly, args=(emb,), name="embedder-load", daemon=True
+            )
+        self._preload.start()
 
     def _ensure_embedder(self) -> Embedder:
         emb = self.embedder
@@ -147,35 +166,63 @@ class Library:
         """
         progress = on_progress or no_progress
         t0 = time.perf_counter()
-        outcome = IngestOutcome(results=self._index_files(paths, progress, cancel))
+        run = StageTimes()  # the run's own stages (worker start, BM25 merge, compaction)
+        store_before = dict(self.store.times.ms)
+        preload = self.preload_embedder if embed else None
+        ocr = self._ocr_stage(cancel)  # scanned pages, read beside the rest (None: OCR off)
+        results = self._index_files(paths, progress, cancel, run, preload, ocr)
+        outcome = IngestOutcome(results=results)
         outcome.index_ms = (time.perf_counter() - t0) * 1000
         outcome.cancelled = cancel is not None and cancel.cancelled
-        if outcome.cancelled:
-            return outcome
-        progress(Progress(Stage.INDEXED, 1, 1, message="indexed"))
-        if not embed:
-            return outcome
-        t1 = time.perf_counter()
         try:
-            outcome.embedded_chunks = self.embed_pending(on_progress=progress, cancel=cancel)
-        except Cancelled:
-            logger.info("embedding cancelled; documents stay keyword-searchable")
-            outcome.cancelled = True
-        except FootnoteError as exc:
-            outcome.embed_error = exc.user_text()
-        except Exception as exc:  # documents stay keyword-searchable (logged)
-            logger.exception("embedding failed")
-            outcome.embed_error = f"{type(exc).__name__}: {exc}"
-        outcome.embed_ms = (time.perf_counter() - t1) * 1000
-        return outcome
+            if outcome.cancelled:
+                return outcome
+            progress(Progress(Stage.INDEXED, 1, 1, message="indexed"))
+            if not embed:
+                return outcome
+            t1 = time.perf_counter()
+            per_doc: dict[str, StageTimes] = {}
+            try:
+                outcome.embedded_chunks = self._embed_pending(
+                    progress, cancel, run, per_doc, ocr=(ocr, results)
+                )
+            except Cancelled:
+                logger.info("embedding cancelled; documents stay keyword-searchable")
+                outcome.cancelled = True
+            except FootnoteError as exc:
+                outcome.embed_error = exc.user_text()
+            except Exception as exc:  # documents stay keyword-searchable (logged)
+                logger.exception("embedding failed")
+                outcome.embed_error = f"{type(exc).__name__}: {exc}"
+            outcome.embed_ms = (time.perf_counter() - t1) * 1000
+            if ocr is not None:  # embedding failed or was cancelled: OCR still ends here
+                self._finish_ocr(ocr, results, progress, run)
+            for r in outcome.results:
+                if r.doc_id in per_doc and r.status in ("added", "updated"):
+                    r.timings_ms = _merged(r.timings_ms, per_doc[r.doc_id].ms)
+            return outcome
+        finally:
+            if ocr is not None:
+                self._finish_ocr(ocr, results, progress, run)
+                outcome.cancelled = cancel is not None and cancel.cancelled
+                # A file whose scanned pages were not all read when the run was cancelled is
+                # left out, as a file not started is (its partial version stays searchable).
+                outcome.results = [r for i, r in enumerate(results) if i not in ocr.cancelled]
+            outcome.timings_ms = _run_profile(outcome, run, store_before, self.store.times.ms)
 
     def _index_files(
         self,
         paths: Sequence[Path | str],
         progress: ProgressCallback,
         cancel: CancelToken | None,
+        run: StageTimes,
+        before_parse: Callable[[], None] | None = None,
+        ocr: OcrStage | None = None,
     ) -> list[IngestResult]:
-        """Phase 1: parse and store each file with its keyword index; results in order."""
+        """Phase 1: parse and store each file with its keyword index; results in order.
+        ``before_parse`` is called once, before the first file that needs parsing (an ingest
+        that will embed starts loading the model then). Scanned pages go to ``ocr`` (their
+        results are applied between files here, and later by the embedding phase)."""
         from app.ingest import file_sha, parse_pdf
 
         own = self.converted_dir  # the PDFs made from this library's EPUBs etc. are no input
@@ -184,14 +231,25 @@ class Library:
         wrote = False
         parser = _parser(self.settings)  # a child process with a memory ceiling, or None
         if parser is not None:
+            if files:
+                parser.start()  # its imports overlap the first file's hash and lookup
             parse_pdf = parser.parse
+        hooks = [before_parse] if before_parse is not None else []
+
+        def parse(*args: Any, **kwargs: Any) -> Any:
+            while hooks:
+                hooks.pop()()
+            return parse_pdf(*args, **kwargs)
+
         try:
             for i, path in enumerate(files):
                 if cancel is not None:
                     cancel.raise_if_cancelled()
                 progress(Progress(Stage.FILE, i, len(files), file=str(path)))
                 report = _for_file(progress, str(path), i, len(files))
-                result = self._ingest_one(path, file_sha, parse_pdf, report, cancel)
+                result = self._ingest_one(
+                    path, file_sha, parse, report, cancel, ocr=ocr, index=i, count=len(files)
+                )
                 results.append(result)
                 progress(
                     FileDone(
@@ -207,12 +265,17 @@ class Library:
                 )
                 if result.status in ("added", "updated"):
                     wrote = not self.store.maybe_optimize()
+                if ocr is not None:
+                    wrote |= self._apply_ocr_results(ocr, results, progress)
             progress(Progress(Stage.FILE, len(files), len(files)))
         except Cancelled:
             logger.info("ingest cancelled after %d of %d files", len(results), len(files))
         finally:
+            if ocr is not None:
+                ocr.close()  # no more files; the thread ends after the last one
             if parser is not None:
                 parser.close()
+                run.add("worker_start", parser.times.ms.get("worker_start", 0.0))
         if wrote:
             self.store.optimize()
         return results
@@ -224,12 +287,18 @@ class Library:
         parse_pdf: Any,
         progress: ProgressCallback,
         cancel: CancelToken | None,
+        *,
+        ocr: OcrStage | None = None,
+        index: int = 0,
+        count: int = 1,
     ) -> IngestResult:
         name = str(path)
         partial = PartialWriter(self.store, self._lock, name)
         sha = ""
+        times = StageTimes()
         try:
-            sha = file_sha(path)
+            with times.stage("hash"):
+                sha = file_sha(path)
             known = self.store.get_document(sha)
             if known is not None and known.status == "partial":  # OCR was interrupted
                 with self._lock:
@@ -246,16 +315,22 @@ class Library:
             on_partial: Any = partial
             if source != path:
                 on_partial = lambda p: partial(_adopted(p, sha, path))  # noqa: E731
+            # With an OCR stage, scanned pages are left for it (``defer``): read beside the rest.
+            ocr_options = replace(options.ocr, defer=True) if ocr is not None else options.ocr
             parsed: ParsedDocument = parse_pdf(
                 source,
                 on_progress=progress,
                 cancel=cancel,
                 params=options.params,
-                ocr=options.ocr,
+                ocr=ocr_options,
                 on_partial=on_partial,
             )
             if source != path:
                 parsed = _adopted(parsed, sha, path)
+            times.merge(parsed.timings_ms)
+            if parsed.ocr_pending and ocr is not None:
+                job = OcrJob(index, count, path, source, sha)
+                return self._defer_ocr(job, parsed, ocr, times)
             doc = parsed.document.model_copy(update={"file": name, "status": "indexed"})
             parsed = parsed.model_copy(update={"document": doc})
             with self._lock:
@@ -264,7 +339,8 @@ class Library:
                     return self._result(name, "unchanged", self.store.get_document(doc.doc_id))
                 progress(Progress(Stage.INDEX, 0, 1, file=name))
                 try:
-                    replaced = self.store.add_document(parsed) or partial.replaced
+                    with times.stage("store"):
+                        replaced = self.store.add_document(parsed) or partial.replaced
                 except StoreError:  # another process added the same content just now
                     if (other := self.store.get_document(doc.doc_id)) is None:
                         raise
@@ -275,6 +351,7 @@ class Library:
             stored = self.store.get_document(doc.doc_id)
             result = self._result(name, "updated" if replaced else "added", stored)
             result.ocr_pages = len(parsed.ocr_pages)
+            result.timings_ms = times.report(1)
             return result
         except Cancelled:
             raise  # a partial document stays: its pages are searchable, the next run redoes it
@@ -300,6 +377,158 @@ class Library:
                 error=f"Unexpected error while adding {path.name}: {exc}",
                 error_code="internal_error",
             )
+
+    # --- scanned pages: read by OCR beside the rest of the run (app.services.ocr_stage) ------
+
+    def _ocr_stage(self, cancel: CancelToken | None) -> OcrStage | None:
+        """The run's OCR stage, with a parse worker of its own; None when OCR is off."""
+        if not self.settings.ocr:
+            return None
+        from app.ingest import parse_pdf
+
+        def make_parser() -> tuple[Any, Callable[[], None]]:
+            parser = _parser(self.settings)
+            if parser is None:
+                return parse_pdf, lambda: None
+            return parser.parse, parser.close
+
+        return OcrStage(make_parser, self.parse_options, cancel)
+
+    def _defer_ocr(
+        self, job: OcrJob, parsed: ParsedDocument, ocr: OcrStage, times: StageTimes
+    ) -> IngestResult:
+        """Store a file's text pages now (status "partial": keyword-searchable) and hand its
+        scanned pages to ``ocr``. Its result is final once they are read."""
+        name = str(job.path)
+        replaced: list[str] = []
+        if parsed.chunks:
+            doc = parsed.document.model_copy(update={"file": name, "status": "partial"})
+            with self._lock, times.stage("store"):
+                if self.store.get_document(job.sha) is not None:  # raced with another ingest
+                    return self._result(name, "unchanged", self.store.get_document(job.sha))
+                replaced = self.store.add_document(parsed.model_copy(update={"document": doc}))
+            job.stored, job.replaced = True, bool(replaced)
+            for old_id in replaced:
+                self._drop_converted(old_id)
+        ocr.submit(job)
+        logger.info("%s: %d scanned pages go to OCR", name, len(parsed.ocr_pending))
+        result = IngestResult(
+            file=name,
+            status="updated" if replaced else "added",
+            doc_id=job.sha,
+            pages=parsed.document.pages,
+            chunks=len(parsed.chunks),
+        )
+        result.timings_ms = times.report(1)
+        return result
+
+    def _apply_ocr_results(
+        self,
+        ocr: OcrStage,
+        results: list[IngestResult],
+        progress: ProgressCallback,
+        timeout: float = 0,
+    ) -> bool:
+        """Forward the OCR stage's progress, then store every partial version, final
+        document or failure it has ready (waiting up to ``timeout`` seconds for the first).
+        Called between documents only. Returns True when something was written."""
+        for _, job, p in ocr.progress_events():
+            _for_file(progress, str(job.path), job.index, job.count)(p)
+        wrote = False
+        event = ocr.next_result(timeout)
+        while event is not None:
+            wrote |= self._apply_ocr(event, ocr, results)
+            event = ocr.next_result(0)
+        return wrote
+
+    def _apply_ocr(self, event: OcrEvent, ocr: OcrStage, results: list[IngestResult]) -> bool:
+        kind, job, payload = event
+        name = str(job.path)
+        if kind in ("partial", "done"):
+            parsed: ParsedDocument = payload
+            if job.source != job.path:
+                parsed = _adopted(parsed, job.sha, job.path)
+            times = StageTimes()
+            with times.stage("store"):
+                replaced = self._replace_keeping_vectors(
+                    name, parsed, "partial" if kind == "partial" else "indexed"
+                )
+            job.stored, job.replaced = True, job.replaced or bool(replaced)
+            for old_id in replaced:
+                self._drop_converted(old_id)
+            if kind == "done":
+                stored = self.store.get_document(job.sha)
+                result = self._result(name, "updated" if job.replaced else "added", stored)
+                result.ocr_pages = len(parsed.ocr_pages)
+                times.merge(parsed.timings_ms)
+                result.timings_ms = _merged(results[job.index].timings_ms, times.ms)
+                results[job.index] = result
+            return True
+        if kind == "failed":
+            with self._lock:
+                if job.stored:
+                    self.store.remove(job.sha)
+            self._drop_unstored(job.sha)
+            error: FootnoteError = payload
+            results[job.index] = self._failed(name, error)
+            return job.stored
+        ocr.cancelled.add(job.index)  # "cancelled": its partial version stays
+        return False
+
+    def _finish_ocr(
+        self,
+        ocr: OcrStage,
+        results: list[IngestResult],
+        progress: ProgressCallback,
+        run: StageTimes,
+    ) -> None:
+        """Wait for the OCR stage's last files (cancelled ones end at once), storing their
+        results; compact what they wrote."""
+        ocr.close()
+        wrote = False
+        while ocr.active:
+            with run.stage("ocr_wait"):  # nothing else left to do meanwhile
+                wrote |= self._apply_ocr_results(ocr, results, progress, timeout=0.2)
+        ocr.join(timeout=10)
+        if wrote:
+            self.store.optimize()
+
+    def _replace_keeping_vectors(
+        self, name: str, parsed: ParsedDocument, status: DocStatus
+    ) -> list[str]:
+        """Store ``parsed`` in place of the version of it already stored (same id), with the
+        vectors of every passage whose embedded text did not change: a partial document's
+        text pages were embedded while OCR read its scanned ones, and are not embedded again.
+        Returns the ids of other documents it replaced (an older file at the same path)."""
+        doc = parsed.document.model_copy(update={"file": name, "status": status})
+        parsed = parsed.model_copy(update={"document": doc})
+        with self._lock:
+            carried = self._vectors_by_text(doc.doc_id)
+            if self.store.get_document(doc.doc_id) is not None:
+                self.store.remove(doc.doc_id)
+            replaced = self.store.add_document(parsed)
+            keep = [
+                (c.chunk_id, carried[text])
+                for c in parsed.chunks
+                if (text := embedding_text(doc.title, c.section, c.text)) in carried
+            ]
+            if keep:
+                ids = [cid for cid, _ in keep]
+                self.store.add_vectors(doc.doc_id, ids, np.stack([v for _, v in keep]))
+        return replaced
+
+    def _vectors_by_text(self, doc_id: str) -> dict[str, np.ndarray]:
+        """A stored document's vectors keyed by the text each was embedded from."""
+        ids, vecs = self.store.chunk_vectors(doc_id)
+        if not ids:
+            return {}
+        doc = self.store.get_document(doc_id)
+        title = doc.title if doc is not None else ""
+        texts = {
+            c.chunk_id: embedding_text(title, c.section, c.text)
+            for c in self.store.chunks_of(doc_id, charmap=False)
+        }
+        return {texts[i]: v for i, v in zip(ids, vecs, strict=True) if i in texts}
 
     # --- documents that are not PDFs: read (and shown) through a converted PDF -------------
 
@@ -370,53 +599,155 @@ class Library:
         Works in batches of EMBED_BATCH, checking ``cancel`` between them; a cancelled
         (or killed) run keeps what it wrote and the next call resumes where it stopped.
         """
-        progress = on_progress or no_progress
+        return self._embed_pending(on_progress or no_progress, cancel, StageTimes(), {})
+
+    def _embed_pending(
+        self,
+        progress: ProgressCallback,
+        cancel: CancelToken | None,
+        run: StageTimes,
+        per_doc: dict[str, StageTimes],
+        ocr: tuple[OcrStage | None, list[IngestResult]] | None = None,
+    ) -> int:
+        """``embed_pending``, timing the model's load in ``run`` and each document's stages
+        (``embed_read``, ``embedding``, ``commit``) in ``per_doc[doc_id]``.
+
+        Vectors are committed in groups (:class:`_GroupCommit`): many documents' vectors in one
+        write and one status update, every ``commit_every()`` seconds or ``COMMIT_CHUNKS``
+        vectors, and whatever was embedded when the run is cancelled or fails. A document
+        becomes "ready" only in the commit that holds its last vectors.
+
+        With an OCR stage (``ocr``: the stage and the run's results) the text pages of files
+        being read by OCR are embedded meanwhile; between documents, after a commit, what OCR
+        finished is stored (keeping the vectors of unchanged passages) and its new passages
+        join the work, until OCR is through."""
+        stage, results = ocr if ocr is not None else (None, [])
         pending = self.store.pending_embeddings()
-        if not pending and (
-            self.store.count_chunks() == 0 or self.store.meta.embedder == self.embedder.name
+        reading = stage is not None and stage.active
+        if (
+            not pending
+            and not reading
+            and (self.store.count_chunks() == 0 or self.store.meta.embedder == self.embedder.name)
         ):
             return 0
-        emb = self._ensure_embedder()  # a different embedder than last time re-queues all
-        pending = self.store.pending_embeddings()  # a new embedder may have reset some
-        work: list[tuple[Document, list[Chunk]]] = []
-        for doc in pending:
-            have = self.store.embedded_chunk_ids(doc.doc_id)
-            work.append(
-                (doc, [c for c in self.store.chunks_of(doc.doc_id) if c.chunk_id not in have])
-            )
-        total = sum(len(chunks) for _, chunks in work)
+        with run.stage("model_load"):
+            emb = self._ensure_embedder()  # a different embedder than last time re-queues all
+        group = _GroupCommit(self.store, self._lock, per_doc)
         done = embedded = 0
-        progress(Progress(Stage.EMBED, 0, total))
-        for index, (doc, chunks) in enumerate(work):
-            report = _for_file(progress, doc.file, index, len(work))
-            doc_done = 0
-            for batch in _batches(chunks, EMBED_BATCH):
-                if cancel is not None:
-                    cancel.raise_if_cancelled()
-                done += len(batch)
-                doc_done += len(batch)
-                # Another process (a second `footnote ingest`) may have embedded some
-                # meanwhile: skip them (add_vectors also skips them, under the lock).
-                have = self.store.vector_ids([c.chunk_id for c in batch])
-                batch = [c for c in batch if c.chunk_id not in have]
-                if batch:
-                    texts = [embedding_text(doc.title, c.section, c.text) for c in batch]
-                    vecs = emb.embed(texts)
-                    with self._lock:
-                        if self.store.get_document(doc.doc_id) is None:  # removed meanwhile
-                            break
-                        self.store.add_vectors(doc.doc_id, [c.chunk_id for c in batch], vecs)
-                    embedded += len(batch)
-                report(Progress(Stage.EMBED, doc_done, len(chunks)))
+        try:
+            while True:
+                group.flush()  # nothing of a document is in flight when OCR replaces it
+                if stage is not None:
+                    self._apply_ocr_results(stage, results, progress)
+                work = self._embed_work(per_doc, stage.reading if stage is not None else set())
+                if not work:
+                    if stage is None or not stage.active:
+                        break
+                    if cancel is not None:
+                        cancel.raise_if_cancelled()
+                    with run.stage("ocr_wait"):  # nothing left to embed until OCR reads more
+                        self._apply_ocr_results(stage, results, progress, timeout=0.2)
+                    continue
+                total = done + sum(len(chunks) for _, chunks in work)
                 progress(Progress(Stage.EMBED, done, total))
-            else:
-                with self._lock:
-                    if self.store.get_document(doc.doc_id) is not None:
-                        self.store.mark_ready(doc.doc_id)
-                # Many small documents: compact every so often, or each lookup slows down.
-                self.store.maybe_optimize()
+                for index, (doc, chunks) in enumerate(work):
+                    n, done = self._embed_document(
+                        emb,
+                        doc,
+                        chunks,
+                        group,
+                        per_doc[doc.doc_id],
+                        cancel,
+                        stage,
+                        progress,
+                        (index, len(work), done, total),
+                    )
+                    embedded += n
+                    if stage is not None and stage.has_results():
+                        break  # store what OCR finished, then plan again
+                else:
+                    if stage is None:
+                        break
+        except BaseException:
+            group.flush_quietly()  # what was embedded is kept; the next run does the rest
+            raise
+        group.flush()
         self.store.optimize()
         return embedded
+
+    def _embed_work(
+        self, per_doc: dict[str, StageTimes], reading: set[str]
+    ) -> list[tuple[Document, list[Chunk]]]:
+        """Documents with passages to embed, and those passages: every "indexed" document (one
+        whose passages all have vectors is still listed, to be marked ready), and the partial
+        versions of documents OCR is reading (their text pages) that lack some vector."""
+        docs = self.store.pending_embeddings()
+        if reading:
+            partial = [self.store.get_document(doc_id) for doc_id in sorted(reading)]
+            docs += [d for d in partial if d is not None and d.status == "partial"]
+        work: list[tuple[Document, list[Chunk]]] = []
+        for doc in docs:
+            times = per_doc.setdefault(doc.doc_id, StageTimes())
+            with times.stage("embed_read"):  # text only: the character maps are not needed
+                have = self.store.embedded_chunk_ids(doc.doc_id)
+                chunks = self.store.chunks_of(doc.doc_id, charmap=False)
+            todo = [c for c in chunks if c.chunk_id not in have]
+            if todo or doc.status == "indexed":
+                work.append((doc, todo))
+        return work
+
+    def _embed_document(
+        self,
+        emb: Embedder,
+        doc: Document,
+        chunks: list[Chunk],
+        group: _GroupCommit,
+        times: StageTimes,
+        cancel: CancelToken | None,
+        stage: OcrStage | None,
+        progress: ProgressCallback,
+        at: tuple[int, int, int, int],
+    ) -> tuple[int, int]:
+        """Embed one document's passages in batches (longest first, so each batch pads to
+        texts of about its own length) into ``group``. ``at``: (its index, documents in the
+        round, passages done, passages in all). Returns (embedded, passages done)."""
+        index, count, done, total = at
+        report = _for_file(progress, doc.file, index, count)
+        # Another process (a second `footnote ingest`) may have embedded some meanwhile: skip
+        # them (the commit skips them too, under the writer lock).
+        with times.stage("embed_read"):
+            have = self.store.vector_ids([c.chunk_id for c in chunks]) if chunks else set()
+        texts = {
+            c.chunk_id: embedding_text(doc.title, c.section, c.text)
+            for c in chunks
+            if c.chunk_id not in have
+        }
+        todo = sorted(texts, key=lambda cid: -len(texts[cid]))
+        doc_done = len(chunks) - len(todo)
+        done += doc_done
+        embedded = 0
+        for batch in _batches(todo, EMBED_BATCH):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            if doc.doc_id in group.gone:  # removed meanwhile
+                return embedded, done
+            with times.stage("embedding"):
+                vecs = emb.embed([texts[cid] for cid in batch])
+            group.add(doc.doc_id, batch, vecs)
+            embedded += len(batch)
+            done += len(batch)
+            doc_done += len(batch)
+            report(Progress(Stage.EMBED, doc_done, len(chunks)))
+            progress(Progress(Stage.EMBED, done, total))
+            if stage is not None:  # OCR's progress between batches; its results wait
+                for _, job, p in stage.progress_events():
+                    _for_file(progress, str(job.path), job.index, job.count)(p)
+            group.maybe_flush()
+        if not todo:  # nothing left to embed: the file is through all the same
+            report(Progress(Stage.EMBED, doc_done, len(chunks)))
+        group.finished(doc.doc_id)
+        group.maybe_flush()
+        return embedded, done
 
     # --- read / remove ---------------------------------------------------------------------------
 
@@ -511,6 +842,14 @@ class Library:
         terms.refresh()
 
 
+def _load_quietly(embedder: Embedder) -> None:
+    """Load ``embedder``'s model (``dim`` does); a failure is left for its first real use."""
+    try:
+        _ = embedder.dim
+    except Exception:  # reported where the model is used (embed_error)
+        logger.debug("loading the embedding model ahead of use failed", exc_info=True)
+
+
 def _parser(settings: Settings) -> Any:
     """The parse worker (``app.ingest.worker``) when parsing is isolated, else None."""
     from app.ingest.worker import ParseWorker
@@ -535,6 +874,98 @@ def _adopted(parsed: ParsedDocument, doc_id: str, source: Path) -> ParsedDocumen
     return parsed.model_copy(update={"document": document, "chunks": chunks})
 
 
+COMMIT_CHUNKS = 1024  # vectors per group commit at most (about 1.5 MB)
+COMMIT_EVERY = 5.0  # seconds between group commits at most, so a killed run keeps its work
+
+
+def commit_every() -> float:
+    """``$FOOTNOTE_COMMIT_EVERY`` (tests: commit after every batch) or ``COMMIT_EVERY``."""
+    return float(os.environ.get("FOOTNOTE_COMMIT_EVERY", COMMIT_EVERY))
+
+
+class _GroupCommit:
+    """Vectors waiting to be written, and documents whose vectors are all embedded.
+
+    ``flush`` writes every waiting vector in one ``add_vector_groups`` and then marks the
+    finished documents ready in one update: a document is ready only once its last vector is
+    in the library, and a crash at any point leaves it "indexed" with the vectors written so
+    far (the next run embeds the rest). The write time is shared out to the documents in the
+    group by their number of vectors (their ``commit`` stage)."""
+
+    def __init__(self, store: Store, lock: threading.RLock, per_doc: dict[str, StageTimes]):
+        self.store, self.lock, self.per_doc = store, lock, per_doc
+        self.waiting: list[tuple[str, list[str], np.ndarray]] = []
+        self.size = 0
+        self.done: list[str] = []  # embedded whole, to be marked ready by the next flush
+        self.gone: set[str] = set()  # removed from the library while being embedded
+        self.written = 0
+        self._last = time.perf_counter()
+
+    def add(self, doc_id: str, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:
+        self.waiting.append((doc_id, list(chunk_ids), vectors))
+        self.size += len(chunk_ids)
+
+    def finished(self, doc_id: str) -> None:
+        self.done.append(doc_id)
+
+    def maybe_flush(self) -> None:
+        if self.size >= COMMIT_CHUNKS or time.perf_counter() - self._last >= commit_every():
+            self.flush()
+
+    def flush(self) -> None:
+        waiting, done = self.waiting, self.done
+        self.waiting, self.done, self.size = [], [], 0
+        self._last = time.perf_counter()
+        if not waiting and not done:
+            return
+        t0 = time.perf_counter()
+        with self.lock:
+            if waiting:
+                present = self.store.existing_documents([d for d, _, _ in waiting])
+                self.gone |= {d for d, _, _ in waiting} - present
+                self.written += self.store.add_vector_groups(waiting)
+            self.store.mark_ready_many([d for d in done if d not in self.gone])
+        shares: dict[str, int] = {d: 0 for d in done}
+        for doc_id, ids, _ in waiting:
+            shares[doc_id] = shares.get(doc_id, 0) + len(ids)
+        ms = (time.perf_counter() - t0) * 1000
+        weight = sum(shares.values()) or len(shares)
+        for doc_id, n in shares.items():
+            times = self.per_doc.setdefault(doc_id, StageTimes())
+            times.add("commit", ms * (n or 1) / weight)
+        # Many small documents: compact every so often, or each lookup slows down.
+        self.store.maybe_optimize()
+        self._last = time.perf_counter()
+
+    def flush_quietly(self) -> None:
+        try:
+            self.flush()
+        except Exception:  # the run is failing already; its own error is the one to report
+            logger.exception("could not commit the vectors embedded before the failure")
+
+
+def _merged(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
+    times = StageTimes(a)
+    times.merge(b)
+    return times.report(1)
+
+
+def _run_profile(
+    outcome: IngestOutcome,
+    run: StageTimes,
+    store_before: dict[str, float],
+    store_after: dict[str, float],
+) -> dict[str, float]:
+    """The run's stage profile: every file's stages summed, plus the run's own and what the
+    store spent merging the BM25 index and compacting during the run."""
+    total = StageTimes(run.ms)
+    for r in outcome.results:
+        total.merge(r.timings_ms)
+    for stage, ms in store_after.items():
+        total.add(stage, ms - store_before.get(stage, 0.0))
+    return total.report(1)
+
+
 def _for_file(progress: ProgressCallback, file: str, index: int, count: int) -> ProgressCallback:
     """A callback that reports ``p`` as progress of file ``index`` of ``count``."""
 
@@ -548,6 +979,6 @@ def _for_file(progress: ProgressCallback, file: str, index: int, count: int) -> 
     return report
 
 
-def _batches(items: Sequence[Chunk], size: int) -> Iterator[Sequence[Chunk]]:
+def _batches(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]

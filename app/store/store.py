@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
@@ -25,6 +26,7 @@ from app.core.errors import StoreError
 from app.core.location import is_remote, parse_location, redact
 from app.core.models import Chunk, DocStatus, Document, ParsedDocument, Section
 from app.core.scripts import cjk_terms
+from app.core.timing import StageTimes
 from app.store import recovery, sql
 from app.store.lease import Lease
 from app.store.lock import ReadOnlyLock, WriterLock
@@ -84,6 +86,10 @@ class Store:
         self.remote = is_remote(self.location)
         self.read_only = read_only
         self._open = False
+        # Wall ms this store spent merging the BM25 index and compacting ("bm25",
+        # "compaction"): the ingestion profile reads it (app.core.timing).
+        self.times = StageTimes()
+        self._optimized: dict[str, int] = {}  # table -> its version after our last optimize
         self.where = redact(self.location)  # for messages and logs: never credentials
         # The local folder, or None on object storage (nothing may assume a local path).
         self.path: Path | None = None if self.remote else Path(self.location)
@@ -285,6 +291,77 @@ class Store:
                 self._delete_rows(old)
             return replaced
 
+    def add_documents(
+        self, items: Sequence[tuple[ParsedDocument, np.ndarray | None]]
+    ) -> list[list[str]]:
+        """Store several parsed documents in one commit (a group commit); returns, per
+        document, the ids of the documents it replaced.
+
+        The same all-or-nothing rule as :meth:`add_document`, for the whole group: every
+        document's chunks (and vectors) go in first, in one write per table, then a single
+        ``merge_insert`` of all their ``documents`` rows is the commit marker, then the rows of
+        the documents they replaced are deleted. A crash before the marker leaves none of them
+        (the next open sweeps their rows), after it all of them. A document already in the
+        library, or two documents for one file path, make the whole call fail before anything
+        is written: callers then store the documents one by one, so one cannot sink the rest.
+        """
+        if not items:
+            return []
+        docs = [parsed.document for parsed, _ in items]
+        ids = [d.doc_id for d in docs]
+        if len(set(ids)) != len(ids) or len({d.file for d in docs}) != len(docs):
+            raise StoreError("A group commit holds one document per id and per file.")
+        with self.lock.hold():
+            present = self.existing_documents(ids)
+            if present:
+                raise StoreError(f"Document {sorted(present)[0]} is already in the library.")
+            self._delete_docs_rows(ids)  # leftovers of an earlier failed attempt
+            chunk_tables = [chunk_table(p.document.title, p.chunks) for p, _ in items if p.chunks]
+            if chunk_tables:
+                self._chunks.add(pa.concat_tables(chunk_tables))
+            embedded = [
+                (p.document.doc_id, [c.chunk_id for c in p.chunks], v)
+                for p, v in items
+                if v is not None
+            ]
+            if embedded:
+                self.add_vector_groups(embedded, committed_only=False)
+            by_file: dict[str, list[str]] = {}
+            for where in sql.in_batches("file", sorted({d.file for d in docs}), FILTER_BATCH):
+                for row in self._query_docs(where):
+                    by_file.setdefault(row["file"], []).append(row["doc_id"])
+            rows = [
+                d.model_copy(
+                    update={
+                        "chunks": len(p.chunks),
+                        "status": "ready"
+                        if v is not None
+                        else ("partial" if d.status == "partial" else "indexed"),
+                        "ingested_at": d.ingested_at or datetime.now(UTC),
+                    }
+                )
+                for d, (p, v) in zip(docs, items, strict=True)
+            ]
+            table = document_table(rows, [p.sections for p, _ in items])
+            (
+                self._documents.merge_insert("file")
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .execute(table)
+            )
+            replaced = [by_file.get(d.file, []) for d in docs]
+            self._delete_docs_rows(sorted({doc_id for ids_ in replaced for doc_id in ids_}))
+            return replaced
+
+    def _delete_docs_rows(self, doc_ids: Sequence[str]) -> None:
+        """Chunks and vectors of ``doc_ids``, deleted where there are any (a delete that
+        matches nothing would still write a version)."""
+        for where in sql.in_batches("doc_id", list(doc_ids), FILTER_BATCH):
+            if self._chunks.count_rows(where):
+                self._chunks.delete(where)
+            if self._vectors is not None and self._vectors.count_rows(where):
+                self._vectors.delete(where)
+
     def add_vectors(self, doc_id: str, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:
         """Append embedding vectors of some chunks of ``doc_id`` (call set_embedder first).
 
@@ -310,6 +387,64 @@ class Store:
             if not keep:
                 return
             self._vectors.add(self._vector_table(doc_id, [chunk_ids[i] for i in keep], vecs[keep]))
+
+    def add_vector_groups(
+        self,
+        groups: Sequence[tuple[str, Sequence[str], np.ndarray]],
+        *,
+        committed_only: bool = True,
+    ) -> int:
+        """Append the vectors of several documents in one write (a group commit): each group is
+        ``(doc_id, chunk_ids, vectors)`` as for :meth:`add_vectors`, and is skipped whole when
+        its document is no longer in the library (removed meanwhile; ``committed_only=False``
+        for documents whose commit marker is written after their vectors). Idempotent per chunk
+        like ``add_vectors``. One write instead of one per batch keeps the vectors table in
+        few fragments; a crash before it loses only vectors, which the next run embeds again.
+        Returns how many vectors were written."""
+        if self._vectors is None or self.meta.dim is None:
+            raise StoreError("No embedder recorded for this library; call set_embedder first.")
+        checked: list[tuple[str, list[str], np.ndarray]] = []
+        for doc_id, chunk_ids, vectors in groups:
+            vecs = np.asarray(vectors, dtype=np.float32)
+            if vecs.ndim != 2 or vecs.shape != (len(chunk_ids), self.meta.dim):
+                raise StoreError(
+                    f"Expected {len(chunk_ids)} vectors of dimension {self.meta.dim}, "
+                    f"got {vecs.shape}."
+                )
+            if chunk_ids:
+                checked.append((doc_id, list(chunk_ids), vecs))
+        if not checked:
+            return 0
+        with self.lock.hold():
+            ids = [d for d, _, _ in checked]
+            present = self.existing_documents(ids) if committed_only else set(ids)
+            have = self.vector_ids([c for d, ids, _ in checked if d in present for c in ids])
+            tables = []
+            seen: set[str] = set()
+            for doc_id, ids, vecs in checked:
+                if doc_id not in present:
+                    continue
+                keep = []
+                for i, c in enumerate(ids):
+                    if c not in have and c not in seen:
+                        seen.add(c)
+                        keep.append(i)
+                if keep:
+                    tables.append(self._vector_table(doc_id, [ids[i] for i in keep], vecs[keep]))
+            if not tables:
+                return 0
+            table = pa.concat_tables(tables)
+            self._vectors.add(table)
+            return int(table.num_rows)
+
+    def existing_documents(self, doc_ids: Sequence[str]) -> set[str]:
+        """Which of ``doc_ids`` are in the library now."""
+        found: set[str] = set()
+        ids = sorted(set(doc_ids))
+        for where in sql.in_batches("doc_id", ids, FILTER_BATCH):
+            q = self._documents.search().where(where).select(["doc_id"]).limit(None)
+            found.update(q.to_arrow().column("doc_id").to_pylist())
+        return found
 
     def _vector_table(self, doc_id: str, chunk_ids: Sequence[str], vecs: np.ndarray) -> Any:
         assert self.meta.dim is not None
@@ -368,6 +503,20 @@ class Store:
         """Flag a document as fully embedded (after all its vectors were added)."""
         self.set_status(doc_id, "ready")
 
+    def mark_ready_many(self, doc_ids: Sequence[str]) -> None:
+        """Flag documents as fully embedded in one write per ``FILTER_BATCH`` of them. Only
+        documents still "indexed" change: a document replaced meanwhile by a partial one
+        (OCR reading its scanned pages) is not made ready by its old vectors."""
+        ids = sorted(set(doc_ids))
+        if not ids:
+            return
+        with self.lock.hold():
+            for where in sql.in_batches("doc_id", ids, FILTER_BATCH):
+                self._documents.update(
+                    where=f"{where} AND {sql.equals('status', 'indexed')}",
+                    values={"status": "ready"},
+                )
+
     def set_file(self, doc_id: str, file: str) -> None:
         """Record a new location for a document whose file moved (same content)."""
         with self.lock.hold():
@@ -414,14 +563,28 @@ class Store:
         correctness; call it at the end of a batch rather than after every document.
         """
         with self.lock.hold():
+            t0 = time.perf_counter()
             self._ensure_id_index()
-            self._chunks.optimize(cleanup_older_than=KEEP_VERSIONS)
-            self._documents.optimize(cleanup_older_than=KEEP_VERSIONS)
+            self._optimize_table(CHUNKS, self._chunks)  # BM25 merge, compaction
+            t1 = time.perf_counter()
+            self._optimize_table(DOCUMENTS, self._documents)
             if self._vectors is not None:
-                self._vectors.optimize(cleanup_older_than=KEEP_VERSIONS)
+                self._optimize_table(VECTORS, self._vectors)
                 if not self.has_vector_index() and self._vectors.count_rows() >= ANN_THRESHOLD:
                     logger.info("creating the ANN vector index")
                     self._vectors.create_index("vector", config=HnswSq(distance_type="cosine"))
+            self.times.add("bm25", (t1 - t0) * 1000)
+            self.times.add("compaction", (time.perf_counter() - t1) * 1000)
+
+    def _optimize_table(self, name: str, table: Any) -> None:
+        """Optimize one table, unless this store optimized it last and nothing (in this process
+        or another) wrote to it since: its version is then the one that optimize left. An
+        ingest optimizes at the end of each phase; the chunks table, untouched by the
+        embedding phase, is not merged and compacted a second time."""
+        if self._optimized.get(name) == table.version:
+            return
+        table.optimize(cleanup_older_than=KEEP_VERSIONS)
+        self._optimized[name] = table.version
 
     def unindexed_chunks(self) -> int:
         """Chunks not yet merged into the BM25 index (searched by a slower scan)."""
@@ -439,11 +602,12 @@ class Store:
         while an optimize costs ~1-3 s on a library of ~20k chunks; so during a long
         ingest we merge every few thousand chunks, not after every document.
         """
-        if (
-            self.unindexed_chunks() < min_unindexed
-            and self.small_fragments() < COMPACT_AT_FRAGMENTS
-        ):
-            return False
+        with self.times.stage("compaction"):  # deciding is part of the cost
+            if (
+                self.unindexed_chunks() < min_unindexed
+                and self.small_fragments() < COMPACT_AT_FRAGMENTS
+            ):
+                return False
         self.optimize()
         return True
 

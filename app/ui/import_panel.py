@@ -116,6 +116,7 @@ class ImportPanel(QFrame):
         self.rows: dict[str, FileRow] = {}
         self.results: list[IngestResult] = []
         self.running = False
+        self._indexed = False  # the first phase is over: the overall bar follows embedding
         self.title = QLabel("Adding PDFs…")
         self.title.setObjectName("sectionTitle")
         self.title.setWordWrap(True)
@@ -155,6 +156,7 @@ class ImportPanel(QFrame):
 
     def start(self, paths: list[Path]) -> None:
         self.running = True
+        self._indexed = False
         self._hide_timer.stop()
         self.button.setEnabled(True)
         self.results = []
@@ -190,7 +192,7 @@ class ImportPanel(QFrame):
         elif isinstance(p, FileProgress):  # one file's own counts
             row = self._row(p.file)
             row.update(p)
-            if p.stage in (Stage.PARSE, Stage.OCR, Stage.INDEX):
+            if p.stage in (Stage.PARSE, Stage.OCR, Stage.INDEX) and not self._indexed:
                 # As far as this file's own bar: OCR starts it anew, so the whole is never
                 # full while scanned pages are still to be read.
                 done = p.index + row.bar.value() / row.bar.maximum()
@@ -201,6 +203,9 @@ class ImportPanel(QFrame):
             if p.file:
                 self._row(p.file)
         elif p.stage is Stage.INDEXED:
+            # Scanned pages may still be read by OCR from here on (app.services.ocr_stage):
+            # their rows go on showing it, the overall bar follows the embedding.
+            self._indexed = True
             self.overall_label.setText("Searchable by keyword; embedding passages…")
         elif p.stage is Stage.EMBED:  # passages of every file
             self.overall.setValue(int(p.fraction * 1000))

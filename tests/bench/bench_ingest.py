@@ -12,6 +12,16 @@ the app uses, then reports:
 
 Usage: ``python -m tests.bench.bench_ingest [--corpus DIR] [--big] [--scale 10000,100000]``.
 Writes ``bench-results/bench_ingest.json``. The corpus is never needed by the test suite.
+
+Real-world mode (issue 32): ``python -m tests.bench.bench_ingest --real [--compare-ref REF]``
+runs whole processes, models loaded by each, on the 42 real PDFs of ``tests/bench/real``
+(``--corpus DIR`` for another folder, ``--files N`` for the first N): ``footnote ingest --json``
+fully embedded and ``--no-embed`` (keyword-searchable), the yardstick (``tests.bench.yardstick``:
+plain PyMuPDF text in 1,000-character pieces, one MiniLM vector each) and a generated scan
+(OCR pages/s with two workers). It prints the per-stage profile of the full ingest, pages/s,
+the ratio to the yardstick, CPU seconds and peak RSS; with ``--compare-ref`` the same runs of
+that git ref (a temporary ``git worktree``) are interleaved with this checkout's, so both are
+measured in the same minutes. Writes ``bench-results/bench_ingest_real.json``.
 """
 
 from __future__ import annotations
@@ -193,7 +203,16 @@ def bench_scale(
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--real", action="store_true", help="whole-process runs on real PDFs")
+    ap.add_argument("--compare-ref", default=None, metavar="REF", help="--real: also run REF")
+    ap.add_argument("--files", type=int, default=None, help="--real: the first N PDFs only")
+    ap.add_argument("--repeat", type=int, default=1, help="--real: rounds of runs")
+    ap.add_argument("--ocr-pages", type=int, default=12, help="--real: pages of the scan")
+    ap.add_argument("--ocr-dpi", type=int, default=200, help="--real: resolution of the scan")
+    ap.add_argument(
+        "--skip", default="", help="--real: runs to leave out (full,keyword,yardstick,ocr)"
+    )
+    ap.add_argument("--corpus", type=Path, default=None)
     ap.add_argument("--big", action="store_true", help=f"include {BIG_FILE} (1,221 pages)")
     ap.add_argument("--questions", type=Path, default=QUESTIONS_PATH)
     ap.add_argument("--scale", default="10000,100000", help="chunk counts; '' to skip")
@@ -209,7 +228,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
+    if args.real:
+        from tests.bench.bench_real import run_real
 
+        return run_real(args)
+    args.corpus = args.corpus or DEFAULT_CORPUS
     files = corpus_files(args.corpus, args.big)
     questions = load_questions(args.questions) if args.questions.is_file() else []
     kwargs: dict[str, Any] = {} if args.int8 is None else {"quantize": args.int8}

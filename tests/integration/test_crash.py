@@ -107,11 +107,13 @@ def check_consistent(library_dir: Path) -> Store:
     return store
 
 
-def start_ingest(folder: Path, library_dir: Path, *extra: str) -> subprocess.Popen[str]:
+def start_ingest(
+    folder: Path, library_dir: Path, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "app", "ingest", str(folder), "--library", str(library_dir), *extra],
         cwd=REPO,
-        env={**os.environ, "FOOTNOTE_LIBRARY": str(library_dir)},
+        env={**os.environ, "FOOTNOTE_LIBRARY": str(library_dir), **(env or {})},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -207,7 +209,9 @@ def test_kill_during_embedding_then_resume(
 ) -> None:
     library_dir = tmp_path / "lib"
     n = len(list(pdf_folder.glob("*.pdf")))
-    proc = start_ingest(pdf_folder, library_dir)
+    # Vectors are committed in groups (every few seconds); commit after every batch here, so
+    # that a kill lands between commits with some documents embedded and others not.
+    proc = start_ingest(pdf_folder, library_dir, env={"FOOTNOTE_COMMIT_EVERY": "0"})
     wait_for_line(proc, "embedding", timeout_s=600)
     # Kill as soon as the first vectors are committed: mid-way through embedding.
     wait_for_rows(library_dir, "vectors", 1, proc)

@@ -20,6 +20,7 @@ from app.ingest.ocr import (
     OcrOptions,
     available_languages,
     is_glyph_chart,
+    is_plot_marks,
     tessdata_dir,
     text_is_garbage,
 )
@@ -72,6 +73,28 @@ def test_garbage_text_layers_are_recognised(text: str) -> None:
 )
 def test_real_text_is_not_garbage(text: str) -> None:
     assert not text_is_garbage(text)
+
+
+def test_a_table_of_contents_is_not_garbage() -> None:
+    """Dot leaders are layout: a contents page keeps its text layer instead of going to OCR
+    (39 pages of the real corpus did, at a second or more each)."""
+    toc = (
+        " ".join(f"{n}. Chapter {n} {'.' * 90} {10 * n}" for n in range(1, 30))
+        + " List of Figures 1.1. A chart of accounts "
+        + "." * 80
+        + " 1"
+    )
+    assert not text_is_garbage(toc)
+    assert not text_is_garbage("Inhaltsverzeichnis Über die Verfasser " + "." * 120 + " xiii")
+
+
+def test_plot_marks_are_not_sent_to_ocr() -> None:
+    """A scatter plot drawn with letters as marks has no vowels, but OCR reads the same marks."""
+    plot = "xmin Frequency 0 5 10 15 20 (a) " + "G G GG G G G G GGG G G " * 30
+    assert text_is_garbage(plot)
+    assert is_plot_marks(plot)
+    spaced = " ".join("Wkh kduerxu frpplvvlrq phw rq wkh irxuwhhqwk ri Pdufk") * 2
+    assert not is_plot_marks(spaced)  # broken prose, spaced out letter by letter, still goes
 
 
 def _code_chart() -> str:

@@ -173,6 +173,8 @@ def test_a_burst_of_small_files_is_compacted_while_indexed_and_embedded(
     assert len(optimized) >= 2  # every 4 documents (plus the one at the end of the run)
     optimized.clear()
     assert lib.embed_pending() == 10
-    assert len(optimized) >= 3  # every few documents marked ready, and once at the end
+    # The embedding phase commits in groups: the ten documents' vectors in one write and their
+    # status in one update (not a fragment each), then compacts once at the end.
+    assert len(optimized) >= 1
     assert lib.store.small_fragments() < 4
     assert {d.status for d in lib.documents()} == {"ready"}
