@@ -468,7 +468,12 @@ def _definite_only(lows: list[str], own: list[str]) -> bool:
         return False
     if lows[i : i + len(nouns)] != nouns or _participle(nouns[-1]):
         return False  # "When was the hall built?": a thing and what was done to it
+    while i > 0 and lows[i - 1] in _DEGREE:
+        i -= 1  # "the most common type"
     return i > 0 and lows[i - 1] == "the"
+
+
+_DEGREE = frozenset("most least more less very main same".split())  # noqa: SIM905
 
 
 _DEFINES = re.compile(
