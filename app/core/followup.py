@@ -5,17 +5,23 @@ of the men in Australia who find out they have breast cancer each year?".
 The embedded 135M model cannot rewrite a question itself, so :class:`RuleRewriter` does it
 from the previous turn's question (as understood, so chains of follow-ups work): its *focus*
 (what it asks about: "the men in Australia who find out ...") and its *topic* (its words
-without the asking ones). Four kinds of follow-up are recognised, in English:
+without the asking ones). Whether a question leans on the turns before it at all is
+:func:`app.core.leaning.leaning`'s to tell; one that stands alone is left untouched (None),
+as is every question of a conversation's first turn. One that leans is rewritten by the
+first rule that fits:
 
-* a pronoun that points back ("them", "it", "their price"): replaced by the focus;
-* an ellipsis ("and for men?", "what about the second option?", "and in 2020?"): the
-  previous question with the new part put in place of the one it replaces;
 * a bare question word ("why?", "how so?", "when?"): the previous question asked that way;
-* nothing else: a question with words of its own is left untouched (None), as is every
-  question of a conversation's first turn.
+* an ellipsis ("and for men?", "what about the second option?", "and in 2020?", "und für
+  Männer?"): the previous question with the new part put in place of the one it replaces;
+* a pronoun that points back ("them", "it", "their price", "is that"): replaced by the
+  focus when that is a noun phrase that agrees with it;
+* anything else (English or German): the question as typed, with the previous question's
+  subject carried over: "Where do I apply (about the parental leave payment)?", "Does this
+  option need a network (about the options for installing Debian)?". The person sees it as
+  "Understood as", and the search and the support check get the context.
 
-Conservative on purpose: a standalone question that is rewritten searches for the wrong
-thing, while a follow-up left alone is at worst answered as before. Pure functions.
+A question that carried the subject over passes it on to the next follow-up, so the subject
+of a conversation survives a chain of short questions. Pure functions.
 """
 
 from __future__ import annotations
@@ -24,10 +30,10 @@ import re
 from collections.abc import Sequence
 
 from app.core.asking import asking_part, topic
+from app.core.leaning import TOKEN, Lean, leaning, names_in, own_words, question_language
 from app.core.protocols import Turn
-from app.core.textkit import stem, stop_words
+from app.core.textkit import STOPS_EXTRA, content_words, stem, stop_words
 
-_WORD = re.compile(r"[\w\\][\w'\-\\.]*[\w]|[\w]")
 _AUX = frozenset(
     [
         "is",
@@ -160,16 +166,8 @@ _ORDINALS = frozenset(
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 
 # pronouns that point back, and the possessive ones ("their price" -> "the price of ...")
-_BACK = frozenset(["they", "them", "it", "he", "him", "she", "these", "those"])
+_BACK = frozenset(["they", "them", "it", "he", "him", "she", "these", "those", "this", "that"])
 _POSSESSIVE = frozenset(["their", "its", "his", "her"])
-_EXPLETIVE_IT = re.compile(
-    r"(?i)\b(?:is|was|isn't|wasn't|would|will)\s+it\s+(?:be\s+)?(?:possible|necessary|"
-    r"true|ok|okay|safe|allowed|legal|better|best|worth|required|enough|too|a\s+good|"
-    r"likely|normal|important|free|open)\b|\bit(?:'s|\s+is|\s+was)\s+(?:possible|"
-    r"necessary|true|safe|allowed|required|enough|too|likely|normal|important)\b|"
-    r"\bit\s+takes?\b|\bdoes\s+it\s+matter\b|\bhow\s+long\s+does\s+it\s+take\b"
-)
-_THAT_END = re.compile(r"(?i)\b(?:that|this)\s*[?.!]*\s*$")
 _ELLIPSIS = re.compile(
     r"(?ix)^\W*(?:(?:and|but|or|so)\s+)?(?:(?P<ask>what|how)\s+about\s+|"
     r"(?:and|but|or)\s+)(?P<prep>(?:for|in|with|on|at|during|among|under|over|without|"
@@ -183,9 +181,6 @@ _BARE = re.compile(
 )
 MAX_ELLIPSIS_WORDS = 5
 """An ellipsis ("and for women over 50?") names at most this many words of its own."""
-MAX_OWN_CONTENT = 3
-"""A question with a pronoun and this many content words of its own stands alone ("How do
-I install packages and keep them updated?")."""
 
 
 class RuleRewriter:
@@ -199,16 +194,221 @@ def rewrite_followup(question: str, history: Sequence[Turn]) -> str | None:
     """The standalone form of ``question`` after ``history``, or None when it stands alone."""
     if not history or not question.strip():
         return None
-    previous = _plain(history[-1].meant)
+    previous, carried = _anchor(history)
     if not previous:
         return None
     asked = question.strip()
-    for rule in (_bare, _ellipsis, _pronoun):
-        out = rule(asked, previous)
-        if out:
-            out = _sentence(out)
-            return None if _same(out, asked) else out
-    return None
+    lean = leaning(asked, previous)
+    if lean is None:
+        return None
+    lang = question_language(asked, previous)
+    out = None
+    if lang == "en":
+        for rule in (_bare, _ellipsis):
+            out = rule(asked, previous)
+            if out:
+                break
+        else:
+            out = _pronoun(asked, previous, lean)
+    elif lang == "de":
+        out = _ellipsis_de(asked, previous)
+    if out:
+        out = _with_context(_sentence(out), carried, lang)
+    else:
+        out = carry(asked, previous, carried, lang)
+    return None if out is None or _same(out, asked) else out
+
+
+MIN_ANCHOR_WORDS = 2
+"""A question that carried the conversation's subject over and has fewer content words of
+its own than this ("Is that free (about the hall)?") is no anchor for the next follow-up:
+the question it leaned on is."""
+
+
+def _anchor(history: Sequence[Turn]) -> tuple[str, str]:
+    """The question a follow-up is understood with (plain, and what it carried over): the
+    last one, unless it was a follow-up carried over with hardly a word of its own ("Why
+    (about ...)?"): then the one before it that was not."""
+    for turn in reversed(history):
+        body, carried = _carried(_plain(turn.meant))
+        if body and (not carried or len(own_words(body)) >= MIN_ANCHOR_WORDS):
+            return body, carried
+    return _carried(_plain(history[-1].meant))
+
+
+def carry(question: str, previous: str, carried: str = "", lang: str = "en") -> str | None:
+    """``question`` with what ``previous`` (a plain question) asked about carried over, for a
+    follow-up no rule can rewrite into a sentence of its own: "Where do I apply (about the
+    parental leave payment)?". ``carried``: what ``previous`` itself carried over. None when
+    there is nothing to carry."""
+    about = context(previous, carried)
+    if not about:
+        return None
+    text = asking_part(topic(question.strip())).strip().rstrip(" ?!.")
+    return _with_context(_sentence(text), about, lang)
+
+
+def context(previous: str, carried: str = "") -> str:
+    """What ``previous`` (a plain question) asked about, to carry over to a follow-up.
+
+    What ``previous`` carried over itself, when it did: the subject of the conversation
+    ("Is there a deadline (about the parental leave payment)?" -> "the parental leave
+    payment"). Else its focus as a noun phrase, with the names it mentions that the focus
+    leaves out ("the platforms, GoldenDict"), or as an activity ("Can I install Debian from a
+    USB stick?" -> "installing Debian from a USB stick"); for a question in another language
+    than English, its words after the asking ones."""
+    previous = previous.strip().rstrip(" ?!.")
+    if carried:
+        return carried
+    if question_language(previous) != "en":
+        return _after_asking(previous)
+    about = _noun_focus(previous) or _activity(previous)
+    if not _content(about):
+        about = _clause_start(_topic_phrase(_words(previous)))
+    if not _content(about):
+        return ""
+    missing = [n for n in names_in(previous) if _low(n) not in about.lower()]
+    if missing:
+        about = f"{about}, {' '.join(missing)}"
+    return about
+
+
+_NP_START = _DETERMINERS | frozenset(
+    ["some", "any", "each", "every", "all", "most", "many", "much", "no", "both", "other"]
+)
+
+
+def _noun_focus(previous: str) -> str:
+    """:func:`focus` of ``previous`` when it is a noun phrase ("the men in Australia who
+    ...", "GoldenDict", "the warranty on the battery"), else ""."""
+    phrase = focus(previous)
+    words = _words(phrase)
+    if words and _low(words[0]) in _COPULA:
+        words = words[1:]
+    if not words or not _content(" ".join(words)):
+        return ""
+    first, lw = words[0], _low(words[0])
+    nounish = (
+        lw in _NP_START
+        or lw in _PEOPLE
+        or (first[:1].isupper() and lw not in _CLAUSE_LEAD and lw not in _WH)
+        or any(ch.isdigit() for ch in first)
+    )
+    return " ".join(words) if nounish else ""
+
+
+def _activity(previous: str) -> str:
+    """What ``previous`` asks about doing, as an activity: "Can I install Debian from a USB
+    stick?" -> "installing Debian from a USB stick", "Who can apply for the rebate?" ->
+    "applying for the rebate"; "" when it asks about no doing."""
+    words = _words(previous)
+    i = 0
+    while i < len(words) and (_low(words[i]) in _WH or _low(words[i]) in _AUX):
+        i += 1
+    if i == 0:
+        return ""
+    if i < len(words) and _low(words[i]) in _SUBJECT_PRONOUNS:
+        i += 1
+    while i < len(words) and _low(words[i]) in _AUX | {"not", "to", "able", "be", "allowed"}:
+        i += 1
+    if i >= len(words) or not words[i].isalpha() or not words[i].islower():
+        return ""
+    verb = _low(words[i])
+    if verb in stop_words("en") or verb.endswith(("ing", "ed")) or verb in _DETERMINERS:
+        return ""
+    return " ".join([_gerund(verb), *words[i + 1 :]])
+
+
+_VOWELS = "aeiou"
+
+
+def _gerund(verb: str) -> str:
+    """The -ing form of an English verb ("install" -> "installing", "use" -> "using", "set"
+    -> "setting", "apply" -> "applying")."""
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")) and len(verb) > 2:
+        return verb[:-1] + "ing"
+    if (
+        3 <= len(verb) <= 4
+        and sum(ch in _VOWELS for ch in verb) == 1
+        and verb[-1] not in _VOWELS + "wxy"
+        and verb[-2] in _VOWELS
+        and verb[-3] not in _VOWELS
+    ):
+        return verb + verb[-1] + "ing"
+    return verb + "ing"
+
+
+def _with_context(question: str, about: str, lang: str = "en") -> str:
+    """``question`` with ``about`` carried over ("Does it work offline (about GoldenDict)?";
+    in another language than English without the "about"), unless it names all of it
+    already."""
+    if not about or set(_content(about)) <= set(_content(question)):
+        return question
+    body = question.rstrip(" ?!.")
+    lead = "about " if lang == "en" else ""
+    return f"{body} ({lead}{about})?"
+
+
+_CARRIED = re.compile(r"\s*\((?:about\s+)?(?P<about>[^()]+)\)\s*$")
+
+
+def _carried(question: str) -> tuple[str, str]:
+    """A plain question split into itself and what it carried over ("Where do I apply" and
+    "the parental leave payment" from "Where do I apply (about the parental leave
+    payment)")."""
+    m = _CARRIED.search(question)
+    if not m or not question[: m.start()].strip():
+        return question, ""
+    return question[: m.start()].strip(), m.group("about").strip()
+
+
+def _content(text: str) -> list[str]:
+    """The stems of ``text``'s content words."""
+    return [stem(w) for w in content_words(text, "en") + content_words(text, "de")]
+
+
+_CLAUSE_LEAD = frozenset(
+    ["i", "we", "you", "one", "if", "when", "whether", "is", "are", "was", "were", "do", "does"]
+)
+
+
+def _clause_start(text: str) -> str:
+    """``text`` without the asker and auxiliaries it may start with ("I need a permit" ->
+    "need a permit", "if the printer shows E3" -> "the printer shows E3")."""
+    words = _words(text)
+    i = 0
+    while i < len(words) - 1 and _low(words[i]) in _CLAUSE_LEAD | _AUX:
+        i += 1
+    return " ".join(words[i:])
+
+
+def _after_asking(question: str) -> str:
+    """``question``'s words after the asking ones and the verb it starts with ("Wie viele
+    Männer in Australien ...?" -> "Männer in Australien ...", "Was kostet eine Tageskarte
+    für Erwachsene?" -> "eine Tageskarte für Erwachsene"): in German, nouns are capitalised
+    and the verb comes second."""
+    lang = question_language(question)
+    stops = stop_words(lang) | STOPS_EXTRA
+    words = _words(question)
+    i = 0
+    while i < len(words) - 1 and _low(words[i]) in stops and _low(words[i]) not in _DE_ARTICLES:
+        i += 1
+    while (
+        lang == "de"
+        and 0 < i < len(words) - 1
+        and words[i].islower()
+        and _low(words[i]) not in _DE_ARTICLES
+    ):
+        i += 1  # the verb after the asking word: "kostet", "erkranken"
+    return " ".join(words[i:])
+
+
+_DE_ARTICLES = frozenset(
+    """der die das den dem des ein eine einen einem einer eines mein meine unser unsere
+    kein keine""".split()  # noqa: SIM905
+)
 
 
 # --- the previous question: plain form, focus and topic --------------------------------------
@@ -358,8 +558,10 @@ def _bare(asked: str, previous: str) -> str | None:
         body = [first, *words[1:]]
     else:
         body = []
-    if not body or (body[0] in _COPULA and first in _WH):  # "what are the options": kept whole
-        return f"{wh.capitalize()}: {previous}?"
+    if not body or (body[0] in _COPULA and first in _WH):  # "what are the options"
+        return None  # carried over: "Why (about the options for installing Debian)?"
+    if first in ("what", "which") and any(_low(w) == "do" for w in body[1:]):
+        return None  # "what should I do if ...": no "why" of it reads
     if negated:
         subject = _subject(body[1:])
         body = [body[0], *subject, "not", *body[1 + len(subject) :]]
@@ -400,58 +602,112 @@ def _ellipsis(asked: str, previous: str) -> str | None:
                 np, rest = _noun_phrase(pw[i + 1 :], counted=False)
                 if np:
                     return " ".join([*pw[: i + 1], *xw, *rest])
-    # a thing the previous question named ("the second option" after "... the options for X")
+    # a thing the previous question named ("the second option" after "... the options for X",
+    # "section titles" after "... do with chapter titles")
     head = stem(_low(xw[-1]))
     for i, w in enumerate(pw):
         if stem(_low(w)) == head and _low(w) not in stop_words("en"):
+            if not _listed(pw, i):
+                start = i
+                while (
+                    start > 0
+                    and _low(pw[start - 1]) not in _STOP_NP
+                    and pw[start - 1][:1].islower()
+                ):
+                    start -= 1
+                if (
+                    start > 0
+                    and _low(pw[start - 1]) in _DETERMINERS
+                    and _low(xw[0]) in _DETERMINERS
+                ):
+                    start -= 1
+                return " ".join([*pw[:start], *xw, *pw[i + 1 :]])
             verb = "are" if _low(xw[-1]).endswith("s") and not _low(xw[-1]).endswith("ss") else "is"
             ask = (m.group("ask") or "what").lower()
             lead = "What" if ask == "what" or ask == "how" else ask.capitalize()
             tail = " ".join(pw[i + 1 :])
             return f"{lead} {verb} {x}{' ' + tail if tail else ''}"
     joined = f"{prep} {x}" if prep else x
-    return f"{previous}, {joined}" if not m.group("ask") else f"{previous}: what about {joined}"
+    return f"{previous}, {joined}" if not m.group("ask") else f"{previous}, and what about {joined}"
 
 
-def _pronoun(asked: str, previous: str) -> str | None:
-    """A pronoun that points back, replaced by the previous question's focus."""
-    text = asking_part(topic(asked))
-    if _EXPLETIVE_IT.search(text):
-        text = _EXPLETIVE_IT.sub(" ", text)
-    tokens = list(_WORD.finditer(text))
-    stops = stop_words("en")
-    hit = None
-    for k, t in enumerate(tokens):
-        w = t.group().lower()
-        if w in _BACK or w in _POSSESSIVE:
-            hit = k
-            break
-    that_end = hit is None and _THAT_END.search(text)
-    if hit is None and not that_end:
+_ELLIPSIS_DE = re.compile(
+    r"(?ix)^\W*(?:(?:und|aber|oder)\s+)?(?:(?:was|wie)\s+(?:ist\s+(?:es\s+)?|sieht\s+es\s+"
+    r"|steht\s+es\s+)mit\s+|(?:und|aber|oder)\s+)(?P<prep>(?:für|in|im|bei|mit|von|ab|unter"
+    r"|über|nach|an|am)\s+)?(?P<x>[^?]+?)\s*\?*\s*$"
+)
+_PEOPLE_DE = frozenset(
+    """männer frauen kinder erwachsene jugendliche senioren seniorinnen rentner rentnerinnen
+    studenten studierende schüler schülerinnen mitglieder eltern familien mann frau kind
+    erwachsener jungen mädchen babys patienten patientinnen""".split()  # noqa: SIM905
+)
+
+
+def _ellipsis_de(asked: str, previous: str) -> str | None:
+    """ "und für Männer?" / "was ist mit 2021?": the previous German question with the people
+    or the year put in place of its own; None (carried over instead) for anything else."""
+    m = _ELLIPSIS_DE.match(asked)
+    if not m:
         return None
-    own = [
-        t.group()
-        for t in tokens
-        if t.group().lower() not in stops and t.group().lower() not in _BACK | _POSSESSIVE
-    ]
-    if len(own) >= MAX_OWN_CONTENT:
+    x = m.group("x").strip(" ,")
+    xw = _words(x)
+    if not xw or len(xw) > MAX_ELLIPSIS_WORDS:
         return None
-    if hit is not None and _points_inside(tokens, hit, stops):
+    year = _YEAR.search(x)
+    if year and _YEAR.search(previous):
+        return _YEAR.sub(year.group(), previous, count=1)
+    pw = _words(previous)
+    for i, w in enumerate(pw):
+        for v in xw:
+            if _low(v) in _PEOPLE_DE and _low(w) in _PEOPLE_DE and _low(v) != _low(w):
+                return " ".join([*pw[:i], v, *pw[i + 1 :]])
+    return None
+
+
+def _listed(pw: list[str], i: int) -> bool:
+    """Whether ``pw[i]`` is what a "what are the ..." question lists ("What are the options
+    for installing Debian": "options")."""
+    lead = [_low(w) for w in pw[:i]]
+    return (
+        bool(lead)
+        and lead[0] in ("what", "which")
+        and len(lead) <= 3
+        and any(w in _COPULA for w in lead[1:2])
+    )
+
+
+_STOP_NP = _AUX | _PREPOSITIONS | _WH | _DETERMINERS
+
+
+def _pronoun(asked: str, previous: str, lean: Lean) -> str | None:
+    """The word that points back (``lean``) replaced by the previous question's focus: "Does
+    it have parking?" -> "Does the hall have parking?"; "What is their average age?" -> "What
+    is the average age of the men ...". A demonstrative before a noun ("this option") and
+    the other words that point back are left to :func:`carry`."""
+    if lean.kind not in ("pronoun", "demonstrative") or lean.index < 0:
         return None
-    referent = focus(previous)
+    text = asking_part(asked.strip())  # as pointing_back read it
+    tokens = list(TOKEN.finditer(text))
+    if lean.index >= len(tokens):
+        return None
+    t = tokens[lean.index]
+    w = t.group().lower()
+    nxt = tokens[lean.index + 1].group().lower() if lean.index + 1 < len(tokens) else "?"
+    if lean.kind == "demonstrative" and not (
+        nxt in _AUX or nxt in _PREPOSITIONS or not nxt[:1].isalnum()
+    ):
+        return None  # "this option", "is that free": carried over instead
+    referent = _referent(previous, w)
     if not referent:
         return None
-    if hit is None:  # "how much is that?"
-        m = _THAT_END.search(text)
-        return f"{text[: m.start()]}{referent}" if m else None
-    t = tokens[hit]
-    w = t.group().lower()
+    stops = stop_words("en")
+    words = [x for x in tokens if x.group()[:1].isalnum()]
     before, after = text[: t.start()], text[t.end() :]
-    if w in _POSSESSIVE and not (w == "her" and _object_her(tokens, hit)):
-        follow = [x for x in tokens[hit + 1 : hit + 4]]
+    if w in _POSSESSIVE and not (w == "her" and _object_her(words, words.index(t))):
+        follow = tokens[lean.index + 1 : lean.index + 4]
         noun: list[re.Match[str]] = []
         for x in follow:
-            if x.group().lower() in stops:
+            if x.group().lower() in stops or not x.group()[:1].isalnum():
                 break
             noun.append(x)
         if noun:
@@ -461,22 +717,68 @@ def _pronoun(asked: str, previous: str) -> str | None:
     return f"{before}{referent}{after}"
 
 
+_SINGULAR_BACK = frozenset(["it", "its", "this", "that"])
+_PLURAL_BACK = frozenset(["they", "them", "their", "these", "those"])
+
+
+def _plural_phrase(previous: str) -> str:
+    """The last plural noun phrase ``previous`` names ("chapter titles" in "What does the
+    memoir class do with chapter titles?"), "" when none."""
+    words = _words(previous)
+    stops = stop_words("en")
+    for i in range(len(words) - 1, 0, -1):
+        w = _low(words[i])
+        if w in stops or w in STOPS_EXTRA or not words[i].islower() or not _plural(w):
+            continue
+        start = i
+        while start > 1 and words[start - 1].islower() and _low(words[start - 1]) not in _STOP_NP:
+            start -= 1
+        if start > 0 and _low(words[start - 1]) in _DETERMINERS:
+            start -= 1
+        return " ".join(words[start : i + 1])
+    return ""
+
+
+def _referent(previous: str, word: str) -> str:
+    """What ``word`` (a pronoun) stands for after ``previous``: its focus when that is a noun
+    phrase; for "it" after a question whose focus is plural, the thing of it ("the symptoms
+    of breast cancer" -> "breast cancer") or a name it mentions ("Which platforms does
+    GoldenDict run on?" -> "GoldenDict"); "" when there is no such noun phrase."""
+    referent = _noun_focus(previous)
+    if not referent:
+        return ""
+    if word in _PLURAL_BACK and not _plural(referent):
+        return _plural_phrase(previous) or referent
+    if word in _SINGULAR_BACK and _plural(referent):
+        words = _words(referent)
+        of = next((i for i, w in enumerate(words) if _low(w) == "of"), -1)
+        if 0 < of < len(words) - 1 and not _plural(" ".join(words[of + 1 :])):
+            return " ".join(words[of + 1 :])
+        names = [n for n in names_in(previous) if _low(n) not in referent.lower()]
+        if names:
+            return names[0]
+    return referent
+
+
+def _plural(phrase: str) -> bool:
+    """Whether a noun phrase's head (its last word before a preposition or "who"/"that")
+    looks plural ("the platforms", "the men in Australia")."""
+    head = ""
+    for w in _words(phrase):
+        lw = _low(w)
+        if lw in _PREPOSITIONS or lw in ("who", "that", "which"):
+            break
+        head = lw
+    return (
+        head in _PEOPLE
+        and not head.endswith(("man", "child", "adult"))
+        or (head.endswith("s") and not head.endswith(("ss", "us", "is")))
+    )
+
+
 def _object_her(tokens: list[re.Match[str]], k: int) -> bool:
     """ "her" as an object ("ask her"), not a possessive ("her age")."""
     return k + 1 >= len(tokens)
-
-
-def _points_inside(tokens: list[re.Match[str]], k: int, stops: frozenset[str]) -> bool:
-    """The pronoun points at a thing the question itself names before an "and" ("What is
-    LaTeX and who wrote it?")."""
-    seen_content = False
-    for t in tokens[:k]:
-        w = t.group().lower()
-        if w == "and" and seen_content:
-            return True
-        if w not in stops:
-            seen_content = True
-    return False
 
 
 def _sentence(text: str) -> str:
