@@ -13,36 +13,23 @@ installed command, uninstall, and require that nothing is left behind.
 from __future__ import annotations
 
 import configparser
-import importlib.util
 import json
 import os
 import shutil
 import subprocess
-import sys
 import tarfile
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from tests.packaging_modules import load
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "dist"
 
 
-def _load(name: str) -> ModuleType:
-    """packaging/*.py by path (the folder name would clash with the `packaging` library)."""
-    spec = importlib.util.spec_from_file_location(
-        f"footnote_pkg_{name}", ROOT / "packaging" / f"{name}.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-make_tarball = _load("make_tarball")
-package_test = _load("package_test")
+make_tarball = load("make_tarball")
+package_test = load("package_test")
 
 
 def _real_tarball() -> Path | None:

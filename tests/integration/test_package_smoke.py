@@ -8,30 +8,18 @@ which run everywhere.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from tests.packaging_modules import load
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = ROOT / "dist" / "Footnote"
 
 
-def _load(name: str) -> ModuleType:
-    """packaging/*.py by path (the folder name would clash with the `packaging` library)."""
-    path = ROOT / "packaging" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"footnote_pkg_{name}", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-package_test = _load("package_test")
-launcher = _load("launcher")
+package_test = load("package_test")
+launcher = load("launcher")
 
 
 @pytest.mark.integration

@@ -14,9 +14,10 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from tests.packaging_modules import load
 
 pytestmark = pytest.mark.unit
 
@@ -24,22 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "packaging"
 
 
-def _load(name: str, path: Path | None = None) -> ModuleType:
-    """packaging/*.py by path (the folder name would clash with the `packaging` library)."""
-    if str(PKG) not in sys.path:
-        sys.path.insert(0, str(PKG))
-    spec = importlib.util.spec_from_file_location(
-        f"footnote_pkg_{name}", path or PKG / f"{name}.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-elf_files = _load("elf_files")
-leave_out = _load("leave_out")
+elf_files = load("elf_files")
+leave_out = load("leave_out")
 
 
 # --- what the bundle leaves out -----------------------------------------------------------------
@@ -75,7 +62,7 @@ def test_standins_cover_what_sentence_transformers_imports_at_start_up() -> None
     spec = importlib.util.find_spec("sentence_transformers")
     assert spec and spec.origin
     util = Path(spec.origin).parent / "util"
-    standins = _load("standins", PKG / "rthooks" / "standins.py")
+    standins = load("standins", PKG / "rthooks" / "standins.py")
     found = {}
     for name in ("similarity.py", "tensor.py"):
         text = (util / name).read_text(encoding="utf-8")
@@ -152,7 +139,7 @@ def test_torch_keeps_the_source_of_modules_that_read_it_when_imported() -> None:
 # --- stripping ----------------------------------------------------------------------------------
 
 
-def _elf_with_load(vaddr: int, offset: int, align: int = 0x1000) -> bytes:
+def _elf_withload(vaddr: int, offset: int, align: int = 0x1000) -> bytes:
     header = bytearray(64)
     header[:6] = b"\x7fELF\x02\x01"
     struct.pack_into("<Q", header, 0x20, 64)  # e_phoff
@@ -162,10 +149,10 @@ def _elf_with_load(vaddr: int, offset: int, align: int = 0x1000) -> bytes:
 
 
 def test_page_alignment_check_is_the_dynamic_linkers() -> None:
-    assert elf_files.load_segments_aligned(_elf_with_load(0x289800, 0x288800))
+    assert elf_files.load_segments_aligned(_elf_withload(0x289800, 0x288800))
     # what strip makes of a patchelf-edited manylinux library: ld.so refuses it
-    assert not elf_files.load_segments_aligned(_elf_with_load(0x166B000, 0x1621098))
-    assert not elf_files.load_segments_aligned(_elf_with_load(0x1000, 0x1000, align=0x10))
+    assert not elf_files.load_segments_aligned(_elf_withload(0x166B000, 0x1621098))
+    assert not elf_files.load_segments_aligned(_elf_withload(0x1000, 0x1000, align=0x10))
 
 
 def _extension_library() -> Path:

@@ -5,17 +5,15 @@ it leaves out. The built package is checked by ``make package-test`` (packaging/
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from app.core import formats
+from tests.packaging_modules import load
 
 pytestmark = pytest.mark.unit
 
@@ -23,22 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "packaging"
 
 
-def _load(name: str, path: Path | None = None) -> ModuleType:
-    """packaging/*.py by path (the folder name would clash with the `packaging` library)."""
-    if str(PKG) not in sys.path:
-        sys.path.insert(0, str(PKG))
-    spec = importlib.util.spec_from_file_location(
-        f"footnote_pkg_{name}", path or PKG / f"{name}.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-make_deb = _load("make_deb")
-desktop_entry = _load("desktop_entry")
+make_deb = load("make_deb")
+desktop_entry = load("desktop_entry")
 
 
 # --- desktop entry: "Open with" for exactly what Footnote reads ---------------------------------
