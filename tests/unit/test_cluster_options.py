@@ -82,7 +82,11 @@ def test_a_scan_read_by_ocr_on_a_ray_worker_gives_the_local_result(
 
     job = RayIngest(Library(Settings(library=tmp_path / "ray")))
     prepared = IngestWorker(*job.worker_args()).prepare(0, path.name, path.read_bytes())
-    assert job._commit(path.resolve(), prepared) == expected
+    got = job._commit(path.resolve(), prepared)
+    # the same result but for the stage timings, which each run measures for itself
+    assert got.model_copy(update={"timings_ms": {}}) == expected.model_copy(
+        update={"timings_ms": {}}
+    )
 
 
 def test_a_ray_worker_reads_scans_with_no_more_processes_than_its_cpus(
