@@ -409,6 +409,18 @@ DEB_PACKAGE = "footnote"
 DEB_PREFIX = Path("/opt/footnote")
 DEB_COMMAND = Path("/usr/bin/footnote")
 DEB_DESKTOP = Path("/usr/share/applications/footnote.desktop")
+MIME_CACHE = Path("/usr/share/applications/mimeinfo.cache")  # desktop-file-utils' trigger
+
+
+def open_with(mime: str = "application/pdf") -> bool | None:
+    """Whether the system's "Open with" cache offers Footnote for ``mime`` (None: no cache,
+    desktop-file-utils not installed)."""
+    if not MIME_CACHE.is_file():
+        return None
+    for line in MIME_CACHE.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith(mime + "="):
+            return DEB_DESKTOP.name in line.split("=", 1)[1].split(";")
+    return False
 
 
 def _apt_env() -> dict[str, str]:
@@ -500,6 +512,10 @@ def run_deb(deb: Path, *, window_runs: int = 5, **flows: Any) -> Report:
     if not DEB_COMMAND.is_symlink() or DEB_COMMAND.resolve() != DEB_PREFIX / "Footnote":
         raise PackageTestError(f"install: {DEB_COMMAND} does not lead to {DEB_PREFIX}/Footnote")
     desktop = check_desktop_file(DEB_DESKTOP)
+    if open_with() is False:
+        raise PackageTestError(f"install: {MIME_CACHE} does not offer Footnote for PDF files")
+    if open_with():
+        desktop += ", offered by Open with (mimeinfo.cache)"
     for icon in ("scalable/apps/footnote.svg", "256x256/apps/footnote.png"):
         if not (Path("/usr/share/icons/hicolor") / icon).is_file():
             raise PackageTestError(f"install: icon {icon} missing")
@@ -526,6 +542,8 @@ def run_deb(deb: Path, *, window_runs: int = 5, **flows: Any) -> Report:
     if status not in ("", "deinstall ok config-files"):
         raise PackageTestError(f"remove: dpkg says {status!r}")
     left = [p for p in (DEB_PREFIX, DEB_COMMAND, DEB_DESKTOP) if os.path.lexists(p)]
+    if open_with():
+        left.append(f"{MIME_CACHE} entry")
     if left:
         raise PackageTestError(f"remove: left behind {left}")
     report.steps.append(Step("remove", round(time.monotonic() - started, 2), status or "gone"))
