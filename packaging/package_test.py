@@ -274,6 +274,35 @@ def check_gui_import(shown: dict[str, Any], log: Path) -> str:
     return f"added through import process {pid}"
 
 
+# Imported by the window's warm-up (embedder, chat model, viewer): a first answer that imports
+# one of these paid for what the window should have loaded already.
+HEAVY_MODULES = ("torch", "sentence_transformers", "transformers", "llama_cpp", "pymupdf",
+                 "lancedb", "numpy", "pyarrow", "app.retrieval", "app.generation")  # fmt: skip
+
+
+def check_first_answer(shown: dict[str, Any]) -> str:
+    """The window answered its first question (asked once it had warmed up) with citations,
+    and neither the answer nor opening its first citation imported a heavy module."""
+    ask = shown.get("ask") or {}
+    if not shown.get("shown") or "answered_s" not in ask:
+        raise PackageTestError(f"first-answer: no answer {json.dumps(shown)[:2000]}")
+    if ask.get("kind") != "generated" or not ask.get("citations"):
+        raise PackageTestError(f"first-answer: not an answer with citations: {ask}")
+    paid = [
+        m
+        for m in [*ask.get("answer_imports", []), *ask.get("citation_imports", [])]
+        if m.split(".")[0] in HEAVY_MODULES or m.startswith(HEAVY_MODULES)
+    ]
+    if paid:
+        raise PackageTestError(f"first-answer: imported during the answer: {paid[:20]}")
+    return (
+        f"warm {ask.get('warm_s')} s after shown; answer {ask['answered_s']} s"
+        f" ({len(ask.get('answer_imports', []))} small modules imported),"
+        f" first citation opened {ask.get('citation_s')} s"
+        f" ({len(ask.get('citation_imports', []))} imported)"
+    )
+
+
 def window_times(r: Runner, runs: int) -> tuple[list[float], list[float], str]:
     """Start the window ``runs`` times (``--smoke``): the seconds from launch until its event
     loop ran with the window shown and the CPU seconds used by then, as the app measures them,
@@ -369,6 +398,9 @@ def run_all(
             smoke = ["--smoke", "--smoke-import", str(sample), *gui_lib]
             shown = r.run_json("gui-import", smoke, timeout=600)
             report.steps[-1].detail = check_gui_import(shown, log)
+            ask = ["--smoke", "--smoke-ask", question, *gui_lib, "--smoke-timeout", "840"]
+            shown = r.run_json("first-answer", ask, timeout=900)
+            report.steps[-1].detail = check_first_answer(shown)
 
         if ocr:
             tessdata = check_ocr_data(bundle)

@@ -293,6 +293,7 @@ class Session(QObject):
         asker = self.asker
 
         def work(_j: Job) -> None:
+            import app.services.conversation  # noqa: F401  (what ask() imports first)
             from app.ui.pdf_viewer import mupdf
 
             mupdf()  # PyMuPDF, which the window's start-up left for later: not on a first click
