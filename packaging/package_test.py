@@ -274,6 +274,35 @@ def check_gui_import(shown: dict[str, Any], log: Path) -> str:
     return f"added through import process {pid}"
 
 
+# Imported by the window's warm-up (embedder, chat model, viewer): a first answer that imports
+# one of these paid for what the window should have loaded already.
+HEAVY_MODULES = ("torch", "sentence_transformers", "transformers", "llama_cpp", "pymupdf",
+                 "lancedb", "numpy", "pyarrow", "app.retrieval", "app.generation")  # fmt: skip
+
+
+def check_first_answer(shown: dict[str, Any]) -> str:
+    """The window answered its first question (asked once it had warmed up) with citations,
+    and neither the answer nor opening its first citation imported a heavy module."""
+    ask = shown.get("ask") or {}
+    if not shown.get("shown") or "answered_s" not in ask:
+        raise PackageTestError(f"first-answer: no answer {json.dumps(shown)[:2000]}")
+    if ask.get("kind") != "generated" or not ask.get("citations"):
+        raise PackageTestError(f"first-answer: not an answer with citations: {ask}")
+    paid = [
+        m
+        for m in [*ask.get("answer_imports", []), *ask.get("citation_imports", [])]
+        if m.split(".")[0] in HEAVY_MODULES or m.startswith(HEAVY_MODULES)
+    ]
+    if paid:
+        raise PackageTestError(f"first-answer: imported during the answer: {paid[:20]}")
+    return (
+        f"warm {ask.get('warm_s')} s after shown; answer {ask['answered_s']} s"
+        f" ({len(ask.get('answer_imports', []))} small modules imported),"
+        f" first citation opened {ask.get('citation_s')} s"
+        f" ({len(ask.get('citation_imports', []))} imported)"
+    )
+
+
 def window_times(r: Runner, runs: int) -> tuple[list[float], list[float], str]:
     """Start the window ``runs`` times (``--smoke``): the seconds from launch until its event
     loop ran with the window shown and the CPU seconds used by then, as the app measures them,
@@ -369,6 +398,9 @@ def run_all(
             smoke = ["--smoke", "--smoke-import", str(sample), *gui_lib]
             shown = r.run_json("gui-import", smoke, timeout=600)
             report.steps[-1].detail = check_gui_import(shown, log)
+            ask = ["--smoke", "--smoke-ask", question, *gui_lib, "--smoke-timeout", "840"]
+            shown = r.run_json("first-answer", ask, timeout=900)
+            report.steps[-1].detail = check_first_answer(shown)
 
         if ocr:
             tessdata = check_ocr_data(bundle)
@@ -409,6 +441,18 @@ DEB_PACKAGE = "footnote"
 DEB_PREFIX = Path("/opt/footnote")
 DEB_COMMAND = Path("/usr/bin/footnote")
 DEB_DESKTOP = Path("/usr/share/applications/footnote.desktop")
+MIME_CACHE = Path("/usr/share/applications/mimeinfo.cache")  # desktop-file-utils' trigger
+
+
+def open_with(mime: str = "application/pdf") -> bool | None:
+    """Whether the system's "Open with" cache offers Footnote for ``mime`` (None: no cache,
+    desktop-file-utils not installed)."""
+    if not MIME_CACHE.is_file():
+        return None
+    for line in MIME_CACHE.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith(mime + "="):
+            return DEB_DESKTOP.name in line.split("=", 1)[1].split(";")
+    return False
 
 
 def _apt_env() -> dict[str, str]:
@@ -500,6 +544,10 @@ def run_deb(deb: Path, *, window_runs: int = 5, **flows: Any) -> Report:
     if not DEB_COMMAND.is_symlink() or DEB_COMMAND.resolve() != DEB_PREFIX / "Footnote":
         raise PackageTestError(f"install: {DEB_COMMAND} does not lead to {DEB_PREFIX}/Footnote")
     desktop = check_desktop_file(DEB_DESKTOP)
+    if open_with() is False:
+        raise PackageTestError(f"install: {MIME_CACHE} does not offer Footnote for PDF files")
+    if open_with():
+        desktop += ", offered by Open with (mimeinfo.cache)"
     for icon in ("scalable/apps/footnote.svg", "256x256/apps/footnote.png"):
         if not (Path("/usr/share/icons/hicolor") / icon).is_file():
             raise PackageTestError(f"install: icon {icon} missing")
@@ -526,6 +574,8 @@ def run_deb(deb: Path, *, window_runs: int = 5, **flows: Any) -> Report:
     if status not in ("", "deinstall ok config-files"):
         raise PackageTestError(f"remove: dpkg says {status!r}")
     left = [p for p in (DEB_PREFIX, DEB_COMMAND, DEB_DESKTOP) if os.path.lexists(p)]
+    if open_with():
+        left.append(f"{MIME_CACHE} entry")
     if left:
         raise PackageTestError(f"remove: left behind {left}")
     report.steps.append(Step("remove", round(time.monotonic() - started, 2), status or "gone"))

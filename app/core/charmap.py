@@ -9,9 +9,10 @@ across line breaks, hyphenation and page breaks. Stored compactly as float32 row
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import numpy as np
+if TYPE_CHECKING:  # imported where used: app.core.models, which every layer and the desktop
+    import numpy as np  # window's start-up import, imports this module; NumPy costs ~0.2 s
 
 # Row layout: start, end, page (1-based), x0, y0, x1, y1, line key.
 _COLS = 8
@@ -44,6 +45,8 @@ class CharMap:
     __slots__ = ("_rows",)
 
     def __init__(self, rows: np.ndarray) -> None:
+        import numpy as np
+
         rows = np.asarray(rows, dtype=np.float32)
         if rows.size == 0:
             rows = rows.reshape(0, _COLS)
@@ -53,10 +56,14 @@ class CharMap:
 
     @classmethod
     def from_pieces(cls, pieces: Iterable[Piece]) -> CharMap:
+        import numpy as np
+
         return cls(np.array([tuple(p) for p in pieces], dtype=np.float32).reshape(-1, _COLS))
 
     @classmethod
     def from_bytes(cls, data: bytes) -> CharMap:
+        import numpy as np
+
         return cls(np.frombuffer(data, dtype=np.float32).reshape(-1, _COLS).copy())
 
     def to_bytes(self) -> bytes:
@@ -66,6 +73,8 @@ class CharMap:
         return int(self._rows.shape[0])
 
     def __eq__(self, other: object) -> bool:
+        import numpy as np
+
         return isinstance(other, CharMap) and np.array_equal(self._rows, other._rows)
 
     def pieces(self) -> list[Piece]:
@@ -88,7 +97,7 @@ class CharMap:
         if len(self) == 0:
             return None
         starts = self._rows[:, 0]
-        i = int(np.searchsorted(starts, offset, side="right")) - 1
+        i = int(starts.searchsorted(offset, side="right")) - 1
         return int(self._rows[max(i, 0), 2])
 
     def rects(self, start: int, end: int) -> list[Rect]:

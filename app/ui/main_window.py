@@ -56,7 +56,6 @@ from app.ui.prefs import (
     save_settings,
 )
 from app.ui.session import Session, describe_error
-from app.ui.settings_dialog import SettingsDialog
 from app.ui.sources_panel import SourcesPanel
 from app.ui.theme import APPEARANCES, apply_appearance, icon
 from app.ui.workers import Job
@@ -853,6 +852,10 @@ class MainWindow(QMainWindow):
         self._show_read_only()
 
     def open_settings(self) -> None:
+        # Imported here: it brings in app.generation, which the window's start-up does not need
+        # (the services, built in the background once the window shows, import it anyway).
+        from app.ui.settings_dialog import SettingsDialog
+
         dlg = SettingsDialog(self.session.settings, self)
         if dlg.exec():
             self.apply_settings(dlg.result_settings())

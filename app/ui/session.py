@@ -21,7 +21,6 @@ from app.core.errors import FootnoteError
 from app.core.location import is_remote
 from app.core.models import Answer, Document, IngestOutcome
 from app.core.progress import Progress, Stage
-from app.generation import server_label
 from app.services.ingest_process import ingest_in_child
 from app.ui.workers import Job, JobRunner
 
@@ -294,6 +293,7 @@ class Session(QObject):
         asker = self.asker
 
         def work(_j: Job) -> None:
+            import app.services.conversation  # noqa: F401  (what ask() imports first)
             from app.ui.pdf_viewer import mupdf
 
             mupdf()  # PyMuPDF, which the window's start-up left for later: not on a first click
@@ -384,6 +384,8 @@ class Session(QObject):
 def model_label(settings: Settings) -> str:
     """The chat model the settings name, in words, before it is loaded."""
     if settings.llm_url:
+        from app.generation import server_label  # not at start-up: see MainWindow.open_settings
+
         return f"the {server_label(settings.llm_url)}"
     return settings.model.name if settings.model else "the embedded model"
 

@@ -36,6 +36,7 @@ def test_bundle_ingests_answers_with_valid_citations_and_opens_window(tmp_path: 
         "ask",
         "gui-smoke",
         "gui-import",
+        "first-answer",
         "ocr-ingest",
         "ocr-search",
     ]
@@ -155,6 +156,22 @@ def test_ocr_data_check_names_the_missing_language(tmp_path: Path) -> None:
     (tmp_path / "_internal" / "tessdata" / "eng.traineddata").write_bytes(b"x")
     with pytest.raises(package_test.PackageTestError, match="deu"):
         package_test.check_ocr_data(tmp_path, system=str(tmp_path / "no-system-tessdata"))
+
+
+@pytest.mark.unit
+def test_first_answer_check_wants_citations_and_no_heavy_import() -> None:
+    ask = {"answered_s": 3.1, "kind": "generated", "citations": 1, "warm_s": 40.0,
+           "answer_imports": ["app.services.conversation"], "citation_s": 0.2,
+           "citation_imports": []}  # fmt: skip
+    assert "answer 3.1 s" in package_test.check_first_answer({"shown": True, "ask": ask})
+    for bad in (
+        {**ask, "answer_imports": ["torch._dynamo.polyfills"]},  # the answer loaded torch
+        {**ask, "citation_imports": ["pymupdf.table"]},  # the viewer loaded PyMuPDF
+        {**ask, "citations": 0},
+        {k: v for k, v in ask.items() if k != "answered_s"},  # no answer before the deadline
+    ):
+        with pytest.raises(package_test.PackageTestError):
+            package_test.check_first_answer({"shown": True, "ask": bad})
 
 
 @pytest.mark.unit
