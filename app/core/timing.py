@@ -25,6 +25,7 @@ INGEST_STAGES: tuple[str, ...] = (
     "transfer",  # the parsed document crossing from the parse worker (pickle, pipe, waiting)
     "store",  # writing chunks and the document row: keyword-searchable from here
     "bm25",  # merging new chunks into the full-text (BM25) index
+    "embed_ahead",  # embedding while files are still parsed (one core; overlaps the above)
     "embed_read",  # reading the chunks to embed back from the store
     "embedding",  # the embedding model's work
     "commit",  # writing vectors and marking documents ready

@@ -41,6 +41,7 @@ from app.core.progress import (
 )
 from app.core.protocols import Embedder
 from app.core.timing import StageTimes, ms_since
+from app.services.embed_pool import EmbedPool
 from app.services.ocr_stage import Event as OcrEvent
 from app.services.ocr_stage import OcrJob, OcrStage
 from app.services.partial import PartialWriter
@@ -170,7 +171,16 @@ class Library:
         store_before = dict(self.store.times.ms)
         preload = self.preload_embedder if embed else None
         ocr = self._ocr_stage(cancel)  # scanned pages, read beside the rest (None: OCR off)
-        results = self._index_files(paths, progress, cancel, run, preload, ocr)
+        # The model's work, side by side on the cores; it starts ahead, while files are parsed.
+        pool = EmbedPool(self.embedder, EMBED_BATCH) if embed else None
+        try:
+            results = self._index_files(
+                paths, progress, cancel, run, preload, ocr, ahead=pool.ahead if pool else None
+            )
+        except BaseException:
+            if pool is not None:
+                pool.close()
+            raise
         outcome = IngestOutcome(results=results)
         outcome.index_ms = (time.perf_counter() - t0) * 1000
         outcome.cancelled = cancel is not None and cancel.cancelled
@@ -183,8 +193,9 @@ class Library:
             t1 = time.perf_counter()
             per_doc: dict[str, StageTimes] = {}
             try:
+                assert pool is not None
                 outcome.embedded_chunks = self._embed_pending(
-                    progress, cancel, run, per_doc, ocr=(ocr, results)
+                    progress, cancel, run, per_doc, pool, ocr=(ocr, results)
                 )
             except Cancelled:
                 logger.info("embedding cancelled; documents stay keyword-searchable")
@@ -202,6 +213,10 @@ class Library:
                     r.timings_ms = _merged(r.timings_ms, per_doc[r.doc_id].ms)
             return outcome
         finally:
+            if pool is not None:
+                pool.close()
+                if pool.ahead_ms:
+                    run.add("embed_ahead", pool.ahead_ms)
             if ocr is not None:
                 self._finish_ocr(ocr, results, progress, run)
                 outcome.cancelled = cancel is not None and cancel.cancelled
@@ -218,6 +233,7 @@ class Library:
         run: StageTimes,
         before_parse: Callable[[], None] | None = None,
         ocr: OcrStage | None = None,
+        ahead: Callable[[list[str]], None] | None = None,
     ) -> list[IngestResult]:
         """Phase 1: parse and store each file with its keyword index; results in order.
         ``before_parse`` is called once, before the first file that needs parsing (an ingest
@@ -248,7 +264,15 @@ class Library:
                 progress(Progress(Stage.FILE, i, len(files), file=str(path)))
                 report = _for_file(progress, str(path), i, len(files))
                 result = self._ingest_one(
-                    path, file_sha, parse, report, cancel, ocr=ocr, index=i, count=len(files)
+                    path,
+                    file_sha,
+                    parse,
+                    report,
+                    cancel,
+                    ocr=ocr,
+                    index=i,
+                    count=len(files),
+                    ahead=ahead,
                 )
                 results.append(result)
                 progress(
@@ -291,6 +315,7 @@ class Library:
         ocr: OcrStage | None = None,
         index: int = 0,
         count: int = 1,
+        ahead: Callable[[list[str]], None] | None = None,
     ) -> IngestResult:
         name = str(path)
         partial = PartialWriter(self.store, self._lock, name)
@@ -352,6 +377,8 @@ class Library:
             result = self._result(name, "updated" if replaced else "added", stored)
             result.ocr_pages = len(parsed.ocr_pages)
             result.timings_ms = times.report(1)
+            if ahead is not None:  # embedded on the core the parse worker leaves
+                ahead([embedding_text(doc.title, c.section, c.text) for c in parsed.chunks])
             return result
         except Cancelled:
             raise  # a partial document stays: its pages are searchable, the next run redoes it
@@ -599,7 +626,8 @@ class Library:
         Works in batches of EMBED_BATCH, checking ``cancel`` between them; a cancelled
         (or killed) run keeps what it wrote and the next call resumes where it stopped.
         """
-        return self._embed_pending(on_progress or no_progress, cancel, StageTimes(), {})
+        with EmbedPool(self.embedder, EMBED_BATCH) as pool:
+            return self._embed_pending(on_progress or no_progress, cancel, StageTimes(), {}, pool)
 
     def _embed_pending(
         self,
@@ -607,21 +635,26 @@ class Library:
         cancel: CancelToken | None,
         run: StageTimes,
         per_doc: dict[str, StageTimes],
+        pool: EmbedPool,
         ocr: tuple[OcrStage | None, list[IngestResult]] | None = None,
     ) -> int:
         """``embed_pending``, timing the model's load in ``run`` and each document's stages
         (``embed_read``, ``embedding``, ``commit``) in ``per_doc[doc_id]``.
 
+        Batches go through ``pool`` (one per core, side by side), in document order; vectors
+        the pool embedded ahead, while files were parsed, are taken instead of embedded again.
         Vectors are committed in groups (:class:`_GroupCommit`): many documents' vectors in one
         write and one status update, every ``commit_every()`` seconds or ``COMMIT_CHUNKS``
         vectors, and whatever was embedded when the run is cancelled or fails. A document
         becomes "ready" only in the commit that holds its last vectors.
 
         With an OCR stage (``ocr``: the stage and the run's results) the text pages of files
-        being read by OCR are embedded meanwhile; between documents, after a commit, what OCR
-        finished is stored (keeping the vectors of unchanged passages) and its new passages
-        join the work, until OCR is through."""
+        being read by OCR are embedded meanwhile; when OCR has finished something, no new
+        batch starts: the ones in flight are committed, what OCR finished is stored (keeping
+        the vectors of unchanged passages) and its new passages join the work, until OCR is
+        through."""
         stage, results = ocr if ocr is not None else (None, [])
+        pool.stop_ahead()  # from here on all streams embed in order
         pending = self.store.pending_embeddings()
         reading = stage is not None and stage.active
         if (
@@ -631,7 +664,7 @@ class Library:
         ):
             return 0
         with run.stage("model_load"):
-            emb = self._ensure_embedder()  # a different embedder than last time re-queues all
+            self._ensure_embedder()  # a different embedder than last time re-queues all
         group = _GroupCommit(self.store, self._lock, per_doc)
         done = embedded = 0
         try:
@@ -648,26 +681,12 @@ class Library:
                     with run.stage("ocr_wait"):  # nothing left to embed until OCR reads more
                         self._apply_ocr_results(stage, results, progress, timeout=0.2)
                     continue
-                total = done + sum(len(chunks) for _, chunks in work)
-                progress(Progress(Stage.EMBED, done, total))
-                for index, (doc, chunks) in enumerate(work):
-                    n, done = self._embed_document(
-                        emb,
-                        doc,
-                        chunks,
-                        group,
-                        per_doc[doc.doc_id],
-                        cancel,
-                        stage,
-                        progress,
-                        (index, len(work), done, total),
-                    )
-                    embedded += n
-                    if stage is not None and stage.has_results():
-                        break  # store what OCR finished, then plan again
-                else:
-                    if stage is None:
-                        break
+                n, done, whole = self._embed_round(
+                    work, pool, group, per_doc, cancel, stage, progress, done
+                )
+                embedded += n
+                if whole and stage is None:
+                    break
         except BaseException:
             group.flush_quietly()  # what was embedded is kept; the next run does the rest
             raise
@@ -696,58 +715,75 @@ class Library:
                 work.append((doc, todo))
         return work
 
-    def _embed_document(
+    def _embed_round(
         self,
-        emb: Embedder,
-        doc: Document,
-        chunks: list[Chunk],
+        work: list[tuple[Document, list[Chunk]]],
+        pool: EmbedPool,
         group: _GroupCommit,
-        times: StageTimes,
+        per_doc: dict[str, StageTimes],
         cancel: CancelToken | None,
         stage: OcrStage | None,
         progress: ProgressCallback,
-        at: tuple[int, int, int, int],
-    ) -> tuple[int, int]:
-        """Embed one document's passages in batches (longest first, so each batch pads to
-        texts of about its own length) into ``group``. ``at``: (its index, documents in the
-        round, passages done, passages in all). Returns (embedded, passages done)."""
-        index, count, done, total = at
-        report = _for_file(progress, doc.file, index, count)
-        # Another process (a second `footnote ingest`) may have embedded some meanwhile: skip
-        # them (the commit skips them too, under the writer lock).
-        with times.stage("embed_read"):
-            have = self.store.vector_ids([c.chunk_id for c in chunks]) if chunks else set()
-        texts = {
-            c.chunk_id: embedding_text(doc.title, c.section, c.text)
-            for c in chunks
-            if c.chunk_id not in have
-        }
-        todo = sorted(texts, key=lambda cid: -len(texts[cid]))
-        doc_done = len(chunks) - len(todo)
-        done += doc_done
+        done: int,
+    ) -> tuple[int, int, bool]:
+        """Embed the passages of ``work`` into ``group``, each document's longest first (so a
+        batch pads to texts of about its own length). Returns (passages embedded in this run,
+        ahead or now; passages done in all; whether the round went through: False when it
+        stopped early for OCR's results)."""
+        plans = [
+            _Plan.make(self.store, pool, _for_file(progress, doc.file, i, len(work)), doc, chunks)
+            for i, (doc, chunks) in enumerate(work)
+        ]
+        total = done + sum(len(p.chunks) for p in plans)
+        done += sum(p.done for p in plans)
+        progress(Progress(Stage.EMBED, done, total))
+        stopped = False
+
+        def batches() -> Iterator[tuple[tuple[_Plan, list[str] | None], list[str] | None]]:
+            nonlocal stopped
+            for plan in plans:
+                for batch in _batches(list(plan.ready), EMBED_BATCH):  # embedded ahead
+                    if cancel is not None:
+                        cancel.raise_if_cancelled()
+                    yield (plan, list(batch)), None
+                for batch in _batches(plan.todo, EMBED_BATCH):
+                    if cancel is not None:
+                        cancel.raise_if_cancelled()
+                    if stage is not None and stage.has_results():
+                        stopped = True  # commit what is in flight, store OCR's, plan again
+                        return
+                    yield (plan, list(batch)), [plan.texts[cid] for cid in batch]
+                yield (plan, None), None  # the document is through
+
         embedded = 0
-        for batch in _batches(todo, EMBED_BATCH):
-            if cancel is not None:
-                cancel.raise_if_cancelled()
-            if doc.doc_id in group.gone:  # removed meanwhile
-                return embedded, done
-            with times.stage("embedding"):
-                vecs = emb.embed([texts[cid] for cid in batch])
-            group.add(doc.doc_id, batch, vecs)
-            embedded += len(batch)
-            done += len(batch)
-            doc_done += len(batch)
-            report(Progress(Stage.EMBED, doc_done, len(chunks)))
+        clock = time.perf_counter()
+        for (plan, ids), vecs in pool.map(batches()):
+            doc = plan.doc
+            times = per_doc[doc.doc_id]
+            now = time.perf_counter()
+            times.add("embedding", (now - clock) * 1000)  # waiting for the model, per document
+            if ids is None:
+                if not plan.todo and not plan.ready:
+                    plan.report(Progress(Stage.EMBED, plan.done, len(plan.chunks)))
+                group.finished(doc.doc_id)
+                group.maybe_flush()
+                clock = time.perf_counter()
+                continue
+            if vecs is None:  # embedded ahead, while files were parsed
+                vecs = np.stack([plan.ready[cid] for cid in ids])
+            embedded += len(ids)
+            if doc.doc_id not in group.gone:  # else removed meanwhile
+                group.add(doc.doc_id, ids, vecs)
+            done += len(ids)
+            plan.done += len(ids)
+            plan.report(Progress(Stage.EMBED, plan.done, len(plan.chunks)))
             progress(Progress(Stage.EMBED, done, total))
             if stage is not None:  # OCR's progress between batches; its results wait
                 for _, job, p in stage.progress_events():
                     _for_file(progress, str(job.path), job.index, job.count)(p)
             group.maybe_flush()
-        if not todo:  # nothing left to embed: the file is through all the same
-            report(Progress(Stage.EMBED, doc_done, len(chunks)))
-        group.finished(doc.doc_id)
-        group.maybe_flush()
-        return embedded, done
+            clock = time.perf_counter()
+        return embedded, done, not stopped
 
     # --- read / remove ---------------------------------------------------------------------------
 
@@ -881,6 +917,49 @@ COMMIT_EVERY = 5.0  # seconds between group commits at most, so a killed run kee
 def commit_every() -> float:
     """``$FOOTNOTE_COMMIT_EVERY`` (tests: commit after every batch) or ``COMMIT_EVERY``."""
     return float(os.environ.get("FOOTNOTE_COMMIT_EVERY", COMMIT_EVERY))
+
+
+class _Plan:
+    """One document's passages in an embedding round: those embedded ahead (``ready``) and
+    those still to embed (``todo``, longest first)."""
+
+    def __init__(
+        self,
+        doc: Document,
+        chunks: list[Chunk],
+        texts: dict[str, str],
+        ready: dict[str, np.ndarray],
+        report: ProgressCallback,
+    ) -> None:
+        self.doc, self.chunks, self.texts, self.ready, self.report = (
+            doc,
+            chunks,
+            texts,
+            ready,
+            report,
+        )
+        self.todo = sorted((c for c in texts if c not in ready), key=lambda c: -len(texts[c]))
+        self.done = len(chunks) - len(texts)  # embedded by another process meanwhile
+
+    @classmethod
+    def make(
+        cls,
+        store: Store,
+        pool: EmbedPool,
+        report: ProgressCallback,
+        doc: Document,
+        chunks: list[Chunk],
+    ) -> _Plan:
+        # Another process (a second `footnote ingest`) may have embedded some meanwhile: skip
+        # them (the commit skips them too, under the writer lock).
+        have = store.vector_ids([c.chunk_id for c in chunks]) if chunks else set()
+        texts = {
+            c.chunk_id: embedding_text(doc.title, c.section, c.text)
+            for c in chunks
+            if c.chunk_id not in have
+        }
+        ready = {cid: v for cid, t in texts.items() if (v := pool.take(t)) is not None}
+        return cls(doc, chunks, texts, ready, report)
 
 
 class _GroupCommit:
