@@ -78,6 +78,12 @@ class Settings(BaseSettings):
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     n_ctx: int = Field(default=4096, ge=512, le=131072)
     threads: int | None = Field(default=None, description="CPU threads; None = all cores.")
+    sentence_vectors: bool = Field(
+        default=False,
+        description="Embed every sentence at ingestion too (stored beside the chunk vectors): "
+        "search scores a passage by its best sentence, and the answer step looks sentences "
+        "up instead of embedding them (app/retrieval/README.md).",
+    )
     isolate_parsing: bool = Field(
         default=True,
         description="Parse PDFs in a child process with a memory ceiling (see app.ingest.worker).",
