@@ -377,6 +377,9 @@ class Library:
         if not pending and (
             self.store.count_chunks() == 0 or self.store.meta.embedder == self.embedder.name
         ):
+            # A library embedded before sentence vectors were stored catches up here, once
+            # (search works meanwhile, scoring those passages as a whole only).
+            self.embed_sentences(on_progress=progress, cancel=cancel)
             return 0
         emb = self._ensure_embedder()  # a different embedder than last time re-queues all
         pending = self.store.pending_embeddings()  # a new embedder may have reset some
@@ -424,6 +427,7 @@ class Library:
                 # Many small documents: compact every so often, or each lookup slows down.
                 self.store.maybe_optimize()
         self.store.optimize()
+        self.embed_sentences(on_progress=progress, cancel=cancel)
         return embedded
 
     def missing_sentences(self) -> list[Document]:

@@ -63,6 +63,7 @@ class SentenceCachedStore(CachedStore):
     """A cached store that also remembers each chunk's stored sentence vectors."""
 
     prototype: dict[str, np.ndarray] | None = None  # sentence text -> vector (--sentence-cache)
+    embed_missing: Any = None  # an embedder: sentences not stored are embedded on the fly
 
     def sentence_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
         missing = [c for c in chunk_ids if ("s", c) not in self._memo]
@@ -70,6 +71,14 @@ class SentenceCachedStore(CachedStore):
             got = (
                 self._prototype(missing) if self.prototype else self.store.sentence_vectors(missing)
             )
+            if self.embed_missing is not None and len(got) < len(missing):
+                # Not stored: embedded here as ingestion would store them (sentence_rows).
+                from app.services.library import sentence_rows
+
+                got = dict(got)
+                todo = self.store.get_chunks([c for c in missing if c not in got], charmap=False)
+                for cid, _, vecs in sentence_rows(self.embed_missing, todo, {}):
+                    got[cid] = vecs
             for c in missing:
                 self._memo[("s", c)] = got.get(c)
         out = {}
@@ -78,6 +87,36 @@ class SentenceCachedStore(CachedStore):
             if v is not None:
                 out[c] = v
         return out
+
+    _all: tuple[list[str], np.ndarray] | None = None
+
+    def sentence_search(
+        self, vecs: np.ndarray, k: int, doc_ids: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """EXPERIMENT: chunks by their best sentence's cosine to any of ``vecs``, over the
+        whole library (brute force over every stored sentence vector)."""
+        if self._all is None:
+            ids, mats = [], []
+            for d in self.documents():
+                cids = [c.chunk_id for c in self.store.chunks_of(d.doc_id, charmap=False)]
+                for cid, m in self.sentence_vectors(cids).items():
+                    if len(m):
+                        ids.extend([cid] * len(m))
+                        mats.append(m)
+            self._all = (ids, np.concatenate(mats) if mats else np.zeros((0, 384), np.float32))
+        ids, mat = self._all
+        key = ("ss", np.asarray(vecs).tobytes(), k)
+        if key not in self._memo:
+            sims = (mat @ np.asarray(vecs).T).max(axis=1)
+            best: dict[str, float] = {}
+            for i in np.argsort(-sims):
+                cid = ids[i]
+                if cid not in best:
+                    best[cid] = float(sims[i])
+                    if len(best) >= k:
+                        break
+            self._memo[key] = list(best.items())
+        return self._memo[key]
 
     def _prototype(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
         from app.generation.prompt import _split_text
@@ -106,6 +145,17 @@ LEVERS: dict[str, list[dict[str, Any]]] = {
         *(
             {"sentence_weight": w, "sentence_pool": n}
             for w, n in itertools.product((0.5, 1.0, 2.0, 3.0, 4.0), (20, 30, 40))
+        ),
+    ],
+    "sentence-search": [
+        {},
+        *({"sentence_search_weight": w} for w in (0.5, 1.0, 2.0, 3.0)),
+    ],
+    "sentence-second": [
+        {},
+        *(
+            {"sentence_weight": w, "sentence_second": s2}
+            for w, s2 in itertools.product((1.0, 2.0, 3.0), (0.0, 0.25, 0.5))
         ),
     ],
     "fusion": [
@@ -180,7 +230,7 @@ def real_bench(library: Path, k: int, prototype: Any = None) -> Bench:
     return Bench("real", library, qs, prototype)
 
 
-def dev_bench(name: str, root: Path) -> Bench | None:
+def dev_bench(name: str, root: Path, embed_missing: bool = False) -> Bench | None:
     folder = root / name
     if not folder.is_dir():
         return None
@@ -191,7 +241,10 @@ def dev_bench(name: str, root: Path) -> Bench | None:
         for q in load_questions(SETS[name].questions)
         if q.answerable and q.page is not None and q.evidence
     ]
-    return Bench(name, folder, qs)
+    bench = Bench(name, folder, qs)
+    if embed_missing:
+        bench.store.embed_missing = bench.library.embedder
+    return bench
 
 
 def cross_validate(
@@ -264,6 +317,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="A pickle of (sentence texts, vectors) standing in for stored sentence vectors.",
     )
+    p.add_argument(
+        "--embed-missing",
+        action="store_true",
+        help="Embed the sentences of candidate chunks a library has not stored (as ingestion "
+        "would), instead of embedding whole libraries ahead.",
+    )
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     prototype = None
@@ -276,6 +335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     base = replace(FusionParams(), **parse_point(args.base))
     t0 = time.perf_counter()
     real = real_bench(args.library, args.cv, prototype)
+    if args.embed_missing:
+        real.store.embed_missing = real.library.embedder
     print(
         f"real: {len(real.questions)} answerable questions, {args.cv} folds; base {args.base or 'default'}"
     )
@@ -299,7 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.dev is not None:
         for name in SETS:
-            bench = dev_bench(name, args.dev)
+            bench = dev_bench(name, args.dev, args.embed_missing)
             if bench is None or not bench.questions:
                 continue
             cells = [fmt(figures(bench.ranks(base)))]
