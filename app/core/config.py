@@ -79,7 +79,7 @@ class Settings(BaseSettings):
     n_ctx: int = Field(default=4096, ge=512, le=131072)
     threads: int | None = Field(default=None, description="CPU threads; None = all cores.")
     sentence_vectors: bool = Field(
-        default=False,
+        default=True,
         description="Embed every sentence at ingestion too (stored beside the chunk vectors): "
         "search scores a passage by its best sentence, and the answer step looks sentences "
         "up instead of embedding them (app/retrieval/README.md).",

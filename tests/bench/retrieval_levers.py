@@ -88,36 +88,6 @@ class SentenceCachedStore(CachedStore):
                 out[c] = v
         return out
 
-    _all: tuple[list[str], np.ndarray] | None = None
-
-    def sentence_search(
-        self, vecs: np.ndarray, k: int, doc_ids: Sequence[str] | None = None
-    ) -> list[tuple[str, float]]:
-        """EXPERIMENT: chunks by their best sentence's cosine to any of ``vecs``, over the
-        whole library (brute force over every stored sentence vector)."""
-        if self._all is None:
-            ids, mats = [], []
-            for d in self.documents():
-                cids = [c.chunk_id for c in self.store.chunks_of(d.doc_id, charmap=False)]
-                for cid, m in self.sentence_vectors(cids).items():
-                    if len(m):
-                        ids.extend([cid] * len(m))
-                        mats.append(m)
-            self._all = (ids, np.concatenate(mats) if mats else np.zeros((0, 384), np.float32))
-        ids, mat = self._all
-        key = ("ss", np.asarray(vecs).tobytes(), k)
-        if key not in self._memo:
-            sims = (mat @ np.asarray(vecs).T).max(axis=1)
-            best: dict[str, float] = {}
-            for i in np.argsort(-sims):
-                cid = ids[i]
-                if cid not in best:
-                    best[cid] = float(sims[i])
-                    if len(best) >= k:
-                        break
-            self._memo[key] = list(best.items())
-        return self._memo[key]
-
     def _prototype(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
         from app.generation.prompt import _split_text
 
@@ -145,17 +115,6 @@ LEVERS: dict[str, list[dict[str, Any]]] = {
         *(
             {"sentence_weight": w, "sentence_pool": n}
             for w, n in itertools.product((0.5, 1.0, 2.0, 3.0, 4.0), (20, 30, 40))
-        ),
-    ],
-    "sentence-search": [
-        {},
-        *({"sentence_search_weight": w} for w in (0.5, 1.0, 2.0, 3.0)),
-    ],
-    "sentence-second": [
-        {},
-        *(
-            {"sentence_weight": w, "sentence_second": s2}
-            for w, s2 in itertools.product((1.0, 2.0, 3.0), (0.0, 0.25, 0.5))
         ),
     ],
     "fusion": [
@@ -310,6 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--dev", type=Path, default=None, help="eval_answers --library root of --set all."
     )
+    p.add_argument("--dev-only", action="store_true", help="Only the development sets.")
     p.add_argument("--languages", action="store_true", help="Figures per language pair.")
     p.add_argument(
         "--sentence-cache",
@@ -334,29 +294,30 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     base = replace(FusionParams(), **parse_point(args.base))
     t0 = time.perf_counter()
-    real = real_bench(args.library, args.cv, prototype)
-    if args.embed_missing:
-        real.store.embed_missing = real.library.embedder
-    print(
-        f"real: {len(real.questions)} answerable questions, {args.cv} folds; base {args.base or 'default'}"
-    )
-    print(f"  base: {fmt(figures(real.ranks(base)))}")
-    if args.languages:
-        print("\n".join(languages(real, real.ranks(base))))
-    for point in args.point:
-        rs = real.ranks(replace(base, **parse_point(point)))
-        print(f"  {point}: {fmt(figures(rs))}")
-        if args.languages:
-            print("\n".join(languages(real, rs)))
-    for name in filter(None, args.levers.split(",")):
-        grid = LEVERS[name]
-        pooled, chosen = cross_validate(real, base, grid, args.cv)
+    if not args.dev_only:
+        real = real_bench(args.library, args.cv, prototype)
+        if args.embed_missing:
+            real.store.embed_missing = real.library.embedder
         print(
-            f"  lever {name} ({len(grid)} points), fitted on 4 folds, scored on the 5th: {fmt(pooled)}"
+            f"real: {len(real.questions)} answerable questions, {args.cv} folds; base {args.base or 'default'}"
         )
-        for fold, pt in enumerate(chosen):
-            print(f"    fold {fold} chose {pt or 'off'}")
-    print(f"({time.perf_counter() - t0:.0f}s)")
+        print(f"  base: {fmt(figures(real.ranks(base)))}")
+        if args.languages:
+            print("\n".join(languages(real, real.ranks(base))))
+        for point in args.point:
+            rs = real.ranks(replace(base, **parse_point(point)))
+            print(f"  {point}: {fmt(figures(rs))}")
+            if args.languages:
+                print("\n".join(languages(real, rs)))
+        for name in filter(None, args.levers.split(",")):
+            grid = LEVERS[name]
+            pooled, chosen = cross_validate(real, base, grid, args.cv)
+            print(
+                f"  lever {name} ({len(grid)} points), fitted on 4 folds, scored on the 5th: {fmt(pooled)}"
+            )
+            for fold, pt in enumerate(chosen):
+                print(f"    fold {fold} chose {pt or 'off'}")
+        print(f"({time.perf_counter() - t0:.0f}s)")
 
     if args.dev is not None:
         for name in SETS:
