@@ -186,11 +186,12 @@ class HybridRetriever:
         scores = self._fuse(lists, text_ids, set(vec_ids), pending, as_vectors)
         order = sorted(scores, key=lambda c: -scores[c])
         chunks: dict[str, Chunk] = {}
+        pool_size = max(3 * top_k, top_k + 16)
 
         if p.prf_weight and terms and order:
             t = time.perf_counter()
             self._fetch(chunks, order[: p.prf_docs], docs)
-            pool_ids = order[: max(3 * top_k, top_k + 16)]
+            pool_ids = order[:pool_size]
             self._fetch(chunks, pool_ids, docs)
             extra = feedback_terms(
                 terms,
@@ -208,7 +209,12 @@ class HybridRetriever:
         if p.sentence_weight and vecs is not None and order:
             t = time.perf_counter()
             cand = order[: p.sentence_pool]
+            # The passages to show will be among these (only they gain from this list), so
+            # they are fetched on the worker thread while their sentences are read here.
+            wanted = [c for c in order[: max(p.sentence_pool, pool_size)] if c not in chunks]
+            prefetch = self._pool().submit(self._fetched, wanted, docs)
             stored = self.store.sentence_vectors(cand)
+            chunks.update(prefetch.result())
             if stored:
                 best: dict[str, float] = {}
                 for cid, m in stored.items():
@@ -225,7 +231,7 @@ class HybridRetriever:
                 order = sorted(scores, key=lambda c: -scores[c])
             timings["sentences"] = ms_since(t, 3)
 
-        pool = order[: max(3 * top_k, top_k + 16)]
+        pool = order[:pool_size]
         t = time.perf_counter()
         # Only chunks of committed documents: a writer in another process (or one killed
         # mid-document) may have chunks in the tables whose commit marker is not there yet.
@@ -285,11 +291,14 @@ class HybridRetriever:
 
     def _fetch(self, chunks: dict[str, Chunk], ids: Sequence[str], docs: dict) -> None:
         """Fetch the chunks of ``ids`` not fetched yet, of committed documents only."""
-        todo = [c for c in ids if c not in chunks]
-        if todo:
-            for c in self.store.get_chunks(todo, charmap=False):
-                if c.doc_id in docs:
-                    chunks[c.chunk_id] = c
+        chunks.update(self._fetched([c for c in ids if c not in chunks], docs))
+
+    def _fetched(self, ids: Sequence[str], docs: dict) -> dict[str, Chunk]:
+        if not ids:
+            return {}
+        return {
+            c.chunk_id: c for c in self.store.get_chunks(ids, charmap=False) if c.doc_id in docs
+        }
 
     def _pool(self) -> ThreadPoolExecutor:
         with self._pool_lock:
