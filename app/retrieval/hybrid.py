@@ -93,11 +93,12 @@ class FusionParams:
     dedupe_adjacent: bool = False
     # Small-to-big: the best ``sentence_pool`` fused chunks ranked again by their best
     # sentence's cosine to the question (or its asking part), from the sentence vectors
-    # stored at ingestion, a list of this weight. Cross-validated on the real corpus (issue
-    # 31, README): page / evidence recall@5 0.860 / 0.764 without, 0.881 / 0.782 at 1 (every
-    # development set as good or better), 0.891 / 0.787 at 2 (the weight every fold chose,
-    # but manuals page recall@5 0.967 -> 0.950). A library without sentence vectors: no list.
-    sentence_weight: float = 1.0
+    # stored at ingestion (``Settings.sentence_vectors``), a list of this weight. On the real
+    # corpus (issue 31, README): page / evidence recall@5 0.860 / 0.764 without, 0.881 / 0.782
+    # at 1, 0.891 / 0.787 at 2 (the weight every fold chose); but at 1 the German chatty set
+    # talk3 loses a page (0.773 -> 0.727) and at 2 manuals and fhs do, so it is off by
+    # default: set 1 (with sentence vectors stored) to have it. No sentence vectors: no list.
+    sentence_weight: float = 0.0
     sentence_pool: int = 30
     # Pseudo-relevance feedback: the telling words of the first pass's ``prf_docs`` best
     # chunks added to the keyword query, whose second answer is a list of this weight.
