@@ -65,6 +65,7 @@ class FakeStore:
         self.docs: dict[str, Document] = {}
         self.chunks: dict[str, Chunk] = {}
         self.vectors: dict[str, np.ndarray] = {}
+        self.sentences: dict[str, np.ndarray] = {}  # chunk id -> its sentences' vectors
         self.embedder = embedder or HashEmbedder()
         self.text_queries: list[str] = []
         self._embedder: tuple[str, int] | None = None
@@ -75,6 +76,7 @@ class FakeStore:
         changed = bool(self.vectors) and (name, dim) != self._embedder
         if changed:
             self.vectors.clear()
+            self.sentences.clear()
         self._embedder = (name, dim)
         return changed
 
@@ -159,6 +161,9 @@ class FakeStore:
     def get_chunks(self, chunk_ids: Sequence[str], *, charmap: bool = True) -> list[Chunk]:
         return [self.chunks[c] for c in dict.fromkeys(chunk_ids) if c in self.chunks]
 
+    def sentence_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        return {c: self.sentences[c] for c in chunk_ids if c in self.sentences}
+
     def documents(self) -> list[Document]:
         return list(self.docs.values())
 
@@ -215,6 +220,10 @@ class FakeLibrary:
         """Chunks containing each word (as a substring: a crude stemmer), and all chunks."""
         texts = [c.text.lower() for c in self.chunks_by_id.values()]
         return {w: sum(w.lower() in t for t in texts) for w in words}, len(texts)
+
+    def stored_sentence_vectors(self, chunk_ids: Sequence[str]) -> dict[int, np.ndarray]:
+        """None stored: the answer step embeds its candidate sentences."""
+        return {}
 
     def common_words(self, limit: int) -> list[str]:
         """Words by the number of chunks containing them, most first."""

@@ -78,6 +78,13 @@ class Settings(BaseSettings):
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     n_ctx: int = Field(default=4096, ge=512, le=131072)
     threads: int | None = Field(default=None, description="CPU threads; None = all cores.")
+    sentence_vectors: bool = Field(
+        default=False,
+        description="Embed every sentence at ingestion too (stored beside the chunk vectors; "
+        "1.5-1.8x the embedding work): the answer step looks sentences up instead of embedding "
+        "them, and search can score a passage by its best sentence "
+        "(FusionParams.sentence_weight). Off by default (app/retrieval/README.md, issue 31).",
+    )
     isolate_parsing: bool = Field(
         default=True,
         description="Parse PDFs in a child process with a memory ceiling (see app.ingest.worker).",

@@ -158,6 +158,12 @@ class AskLibrary(SummaryLibrary, Protocol):
         may be empty (nothing counted yet). The ask service embeds them ahead of questions."""
         ...
 
+    def stored_sentence_vectors(self, chunk_ids: Sequence[str]) -> dict[int, np.ndarray]:
+        """The vectors stored at ingestion for the sentences of ``chunk_ids``, by the CRC-32
+        of each sentence's text as the answer step scores it; empty when the library has
+        none (made before they were stored): the answer step then embeds its candidates."""
+        ...
+
 
 @dataclass(frozen=True)
 class Turn:

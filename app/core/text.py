@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import zlib
 
 _ABBREVIATIONS = {
     "e.g",
@@ -107,3 +108,9 @@ _WS = re.compile(r"\s+")
 
 def collapse_ws(text: str) -> str:
     return _WS.sub(" ", text).strip()
+
+
+def sentence_key(text: str) -> int:
+    """The key a sentence's vector is stored under (``sentences`` table) and looked up by in
+    the answer step: the CRC-32 of its text as embedded."""
+    return zlib.crc32(text.encode("utf-8"))

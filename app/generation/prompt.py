@@ -171,6 +171,13 @@ def sentence_units(text: str) -> list[tuple[int, int]]:
     return [(x.start, x.end) for x in _split_text(0, text)]
 
 
+def sentence_texts(text: str) -> list[str]:
+    """The texts the answer step scores for each of :func:`sentence_units` (a table row with
+    its caption and header): what is embedded per sentence at ingestion (``sentences``
+    table), so the answer step looks the vectors up instead of embedding them."""
+    return [x.scored_text for x in _split_text(0, text)]
+
+
 def _split_text(source_n: int, text: str) -> list[ShownSentence]:
     out: list[ShownSentence] = []
     lines = text.split("\n")

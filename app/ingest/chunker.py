@@ -39,6 +39,10 @@ class ChunkParams:
     overlap_words: int = 60
     heading_words: int = 12  # a section this small (a bare heading) joins the next one
     max_sentence_chars: int = 600
+    # A chunk that starts inside a list longer than a chunk begins with a copy of the
+    # sentence that introduces the list ("The following options are accepted:"), as one
+    # inside a long table begins with its header row (see find_lists).
+    list_intros: bool = False
 
 
 @dataclass(slots=True)
@@ -310,6 +314,47 @@ def _with_header(seg: Segment, tables: list[Table], cs: int, ce: int) -> tuple[s
     return prefix + seg.text[cs:ce], np.concatenate([head, body])
 
 
+LIST_ITEM_WORDS = 60  # a longer block is a paragraph, not a list item
+MIN_LIST_ITEMS = 2
+
+
+def find_lists(
+    text: str, spans: list[tuple[int, int]], ends: list[bool], counts: list[int]
+) -> list[Table]:
+    """Lists of a segment, each as a :class:`Table` whose "header" is the sentence that
+    introduces it: a block ending in a colon followed by at least ``MIN_LIST_ITEMS`` blocks
+    (an item is a line or block of its own, of one or more sentences) of at most
+    ``LIST_ITEM_WORDS`` words. The list ends at the first longer block or at the next
+    introduction."""
+    blocks: list[tuple[int, int, int]] = []  # (first unit, last unit, words)
+    first, words = 0, 0
+    for k, end in enumerate(ends):
+        words += counts[k]
+        if end:
+            blocks.append((first, k, words))
+            first, words = k + 1, 0
+    out: list[Table] = []
+    b, n = 0, len(blocks)
+    while b < n:
+        i, last, _ = blocks[b]
+        s, e = spans[i][0], spans[last][1]
+        if not text[s:e].rstrip().endswith(":"):
+            b += 1
+            continue
+        c = b + 1
+        while c < n and blocks[c][2] <= LIST_ITEM_WORDS:
+            u, v, _ = blocks[c]
+            if text[spans[u][0] : spans[v][1]].rstrip().endswith(":"):
+                break  # the next list's own introduction
+            c += 1
+        if c - b - 1 >= MIN_LIST_ITEMS:
+            out.append(Table(s, e, spans[blocks[c - 1][1]][1]))
+            b = c
+        else:
+            b += 1
+    return out
+
+
 def chunk_segments(doc_id: str, segs: list[Segment], params: ChunkParams) -> list[Chunk]:
     chunks: list[Chunk] = []
     for seg in segs:
@@ -323,6 +368,10 @@ def chunk_segments(doc_id: str, segs: list[Segment], params: ChunkParams) -> lis
         lo = np.searchsorted(starts, bounds[:, 0], side="left")
         hi = np.searchsorted(starts, bounds[:, 1], side="left")
         counts = [max(int(c), 1) for c in (hi - lo)]
+        if params.list_intros:
+            tables = sorted(
+                tables + find_lists(text, spans, para_end, counts), key=lambda t: t.header_start
+            )
         for i, j in _windows(counts, params, para_end):
             cs, ce = spans[i][0], spans[j - 1][1]
             chunk_text, rows = _with_header(seg, tables, cs, ce)

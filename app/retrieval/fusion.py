@@ -7,6 +7,7 @@ tuned by the benchmark without touching I/O code.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -47,6 +48,48 @@ def query_stop_words(query: str) -> frozenset[str]:
 def _query_stops(lang: str) -> frozenset[str]:
     stops = stop_words() | QUESTION_FILLER
     return stops if lang == "en" else stops | stop_words(lang)
+
+
+def feedback_terms(
+    terms: Sequence[str], top: Sequence[str], pool: Sequence[str], limit: int
+) -> list[str]:
+    """Pseudo-relevance feedback: up to ``limit`` words that tell the first pass's best
+    passages (``top``, best first) apart from the other candidates (``pool``), none of them
+    a query term or a stop word.
+
+    Why: a question in a person's words ("page numbers like 3 of 12") shares a word or two
+    with the passage that answers it; the passages found first often use the document's own
+    words for the rest ("LastPage", "label"), and a second keyword pass with them finds their
+    neighbours. A word scores its frequency in each top passage (weighted 1/rank) times its
+    rarity among the candidates, so a word every candidate has adds nothing.
+    """
+    if limit <= 0 or not top:
+        return []
+    have = set(terms)
+    stops = query_stop_words(" ".join(top)) | query_stop_words(" ".join(terms))
+    n = len(pool) or 1
+    df: dict[str, int] = {}
+    for text in pool:
+        for w in set(words(text)):
+            df[w] = df.get(w, 0) + 1
+    score: dict[str, float] = {}
+    for rank, text in enumerate(top, start=1):
+        ws = [w for w in words(text) if w not in stops and w not in have and _telling(w)]
+        if not ws:
+            continue
+        counts: dict[str, int] = {}
+        for w in ws:
+            counts[w] = counts.get(w, 0) + 1
+        for w, c in counts.items():
+            idf = math.log((n + 1) / (df.get(w, 0) + 0.5))
+            score[w] = score.get(w, 0.0) + (c / len(ws)) * idf / rank
+    best = sorted((w for w in score if score[w] > 0), key=lambda w: (-score[w], w))
+    return best[:limit]
+
+
+def _telling(word: str) -> bool:
+    """A word worth searching for: three or more characters, not a bare number."""
+    return len(word) >= 3 and not word.isdigit()
 
 
 def sanitize_fts_query(query: str) -> str:

@@ -36,6 +36,7 @@ from app.core.progress import (
     no_progress,
 )
 from app.core.protocols import AskLibrary, ChatModel
+from app.core.text import sentence_key
 from app.core.textkit import languages_in, other_language, stem
 from app.core.timing import ms_since
 from app.generation import chat_model_from_settings, local_chat_model
@@ -251,7 +252,7 @@ class AskService:
             run,
             ranked=ranked,
             free_quotes=self.free_quotes,
-            similarity=self._similarity() if ranked else None,
+            similarity=self._similarity(run) if ranked else None,
         )
         if bundle is None:
             return run.refusal(NO_HITS_TEXT)
@@ -473,15 +474,26 @@ class AskService:
             stream=stream,
         )
 
-    def _similarity(self) -> Similarity | None:
-        """Question-to-sentence cosine similarity with the library's embedder, if it has one."""
+    def _similarity(self, run: steps.AskRun) -> Similarity | None:
+        """Question-to-sentence cosine similarity with the library's embedder, if it has one.
+        A sentence whose vector was stored at ingestion is looked up, not embedded (the same
+        text through the same embedder: the same vector); only the rest are embedded."""
         embedder = self.library.embedder
         if embedder is None:
             return None
+        library = self.library
 
         def similarity(question: str, texts: list[str]) -> list[float]:
-            vectors = embedder.embed([question, *texts])
-            return [float(x) for x in vectors[1:] @ vectors[0]]
+            stored = library.stored_sentence_vectors([s.chunk_id for s in run.sources])
+            keys = [sentence_key(t) for t in texts]
+            missing = [t for t, k in zip(texts, keys, strict=True) if k not in stored]
+            vectors = embedder.embed([question, *missing])
+            fresh = dict(zip(missing, vectors[1:], strict=True))
+            q = vectors[0]
+            return [
+                float((stored[k] if k in stored else fresh[t]) @ q)
+                for t, k in zip(texts, keys, strict=True)
+            ]
 
         return similarity
 

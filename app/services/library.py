@@ -13,6 +13,7 @@ import os
 import shutil
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -40,6 +41,7 @@ from app.core.progress import (
     no_progress,
 )
 from app.core.protocols import Embedder
+from app.core.text import sentence_key
 from app.core.timing import StageTimes, ms_since
 from app.services.embed_pool import EmbedPool
 from app.services.ocr_stage import Event as OcrEvent
@@ -662,6 +664,9 @@ class Library:
             and not reading
             and (self.store.count_chunks() == 0 or self.store.meta.embedder == self.embedder.name)
         ):
+            # A library embedded before sentence vectors were stored catches up here, once
+            # (search works meanwhile, scoring those passages as a whole only).
+            self.embed_sentences(on_progress=progress, cancel=cancel)
             return 0
         with run.stage("model_load"):
             self._ensure_embedder()  # a different embedder than last time re-queues all
@@ -692,6 +697,7 @@ class Library:
             raise
         group.flush()
         self.store.optimize()
+        self.embed_sentences(on_progress=progress, cancel=cancel)
         return embedded
 
     def _embed_work(
@@ -784,6 +790,61 @@ class Library:
             group.maybe_flush()
             clock = time.perf_counter()
         return embedded, done, not stopped
+
+    def missing_sentences(self) -> list[Document]:
+        """Embedded documents whose sentence vectors are not (all) stored: embedded before
+        Footnote stored them. Search works without them (a passage is then scored as a
+        whole only); :meth:`embed_sentences` adds them."""
+        if not self.settings.sentence_vectors:
+            return []
+        have = Counter(self.store.doc_id_column("sentences"))
+        return [
+            d for d in self.store.documents() if d.status == "ready" and have[d.doc_id] < d.chunks
+        ]
+
+    def embed_sentences(
+        self, *, on_progress: ProgressCallback | None = None, cancel: CancelToken | None = None
+    ) -> int:
+        """Embed the sentences of embedded documents that lack them (a library made before
+        sentence vectors were stored); returns how many chunks were done. Resumable, like
+        :meth:`embed_pending`."""
+        progress = on_progress or no_progress
+        todo = self.missing_sentences()
+        if not todo:
+            return 0
+        emb = self._ensure_embedder()
+        work = []
+        for doc in todo:
+            chunks = self.store.chunks_of(doc.doc_id, charmap=False)
+            have = self.store.sentence_chunk_ids([c.chunk_id for c in chunks])
+            work.append((doc, [c for c in chunks if c.chunk_id not in have]))
+        total = sum(len(chunks) for _, chunks in work)
+        done = 0
+        progress(Progress(Stage.EMBED, 0, total))
+        for doc, chunks in work:
+            seen: dict[str, np.ndarray] = {}
+            for batch in _batches(chunks, EMBED_BATCH):
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+                rows = sentence_rows(emb, batch, seen)
+                with self._lock:
+                    if self.store.get_document(doc.doc_id) is None:  # removed meanwhile
+                        break
+                    self.store.add_sentence_vectors(doc.doc_id, rows)
+                done += len(batch)
+                progress(Progress(Stage.EMBED, done, total))
+            self.store.maybe_optimize()
+        self.store.optimize()
+        return done
+
+    def stored_sentence_vectors(self, chunk_ids: Sequence[str]) -> dict[int, np.ndarray]:
+        """Sentence text key (:func:`sentence_key`) -> stored vector, for the sentences of
+        ``chunk_ids`` that have them."""
+        out: dict[int, np.ndarray] = {}
+        for keys, vecs in self.store.stored_sentences(chunk_ids).values():
+            for k, v in zip(keys, vecs, strict=False):
+                out[int(k)] = v
+        return out
 
     # --- read / remove ---------------------------------------------------------------------------
 
@@ -1056,6 +1117,30 @@ def _for_file(progress: ProgressCallback, file: str, index: int, count: int) -> 
         )
 
     return report
+
+
+def sentence_rows(
+    emb: Embedder, chunks: Sequence[Chunk], seen: dict[str, np.ndarray]
+) -> list[tuple[str, list[int], np.ndarray]]:
+    """(chunk id, sentence keys, sentence vectors) of ``chunks``: each sentence as the answer
+    step scores it (``prompt.sentence_texts``), embedded once per document (``seen``: the
+    sentences two overlapping chunks share)."""
+    from app.generation.prompt import sentence_texts
+
+    per_chunk = [sentence_texts(c.text) for c in chunks]
+    todo = list(dict.fromkeys(t for ts in per_chunk for t in ts if t not in seen))
+    if todo:
+        for t, v in zip(todo, emb.embed(todo), strict=True):
+            seen[t] = v
+    dim = emb.dim
+    return [
+        (
+            c.chunk_id,
+            [sentence_key(t) for t in ts],
+            np.stack([seen[t] for t in ts]) if ts else np.zeros((0, dim), dtype=np.float32),
+        )
+        for c, ts in zip(chunks, per_chunk, strict=True)
+    ]
 
 
 def _batches(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:

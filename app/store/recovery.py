@@ -30,7 +30,7 @@ class Sweepable(Protocol):
 
     def documents(self) -> list[Document]: ...
 
-    def doc_id_column(self, table: Literal["chunks", "vectors"]) -> list[str]: ...
+    def doc_id_column(self, table: Literal["chunks", "vectors", "sentences"]) -> list[str]: ...
 
     def delete_orphans(self, doc_ids: Iterable[str]) -> None: ...
 
@@ -50,9 +50,10 @@ def sweep(store: Sweepable) -> dict[str, int]:
     docs = {d.doc_id: d for d in store.documents()}
     chunk_counts = Counter(store.doc_id_column("chunks"))
     vector_counts = Counter(store.doc_id_column("vectors"))
+    sentence_docs = set(store.doc_id_column("sentences"))
     report = {"orphan_docs": 0, "incomplete_docs": 0, "demoted_docs": 0, "deduped_docs": 0}
 
-    orphans = (set(chunk_counts) | set(vector_counts)) - set(docs)
+    orphans = (set(chunk_counts) | set(vector_counts) | sentence_docs) - set(docs)
     if orphans:
         logger.warning("removing chunks/vectors of %d uncommitted documents", len(orphans))
         store.delete_orphans(orphans)

@@ -28,6 +28,7 @@ META = "meta"
 DOCUMENTS = "documents"
 CHUNKS = "chunks"
 VECTORS = "vectors"
+SENTENCES = "sentences"
 
 DOCUMENTS_SCHEMA = pa.schema(
     [
@@ -74,6 +75,21 @@ def vectors_schema(dim: int) -> pa.Schema:
             pa.field("chunk_id", pa.string(), nullable=False),
             pa.field("doc_id", pa.string(), nullable=False),
             pa.field("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
+def sentences_schema() -> pa.Schema:
+    """One row per chunk: the vectors of its sentences (``sentence_units`` of its text, as the
+    answer step shows them), flattened, and a CRC-32 of each sentence's text, so the answer
+    step can look a sentence's vector up instead of embedding it. A chunk without a sentence
+    has a row with empty lists (so it is known to be done)."""
+    return pa.schema(
+        [
+            pa.field("chunk_id", pa.string(), nullable=False),
+            pa.field("doc_id", pa.string(), nullable=False),
+            pa.field("keys", pa.list_(pa.uint32())),
+            pa.field("vectors", pa.list_(pa.float32())),
         ]
     )
 

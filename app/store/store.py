@@ -46,10 +46,12 @@ from app.store.schema import (
     DOCUMENTS_SCHEMA,
     META,
     META_FILE,
+    SENTENCES,
     VECTORS,
     Meta,
     check_version,
     read_meta,
+    sentences_schema,
     vectors_schema,
     write_meta,
 )
@@ -142,8 +144,11 @@ class Store:
                     self._chunks.create_index("fts_text", config=FTS(), replace=True)
         self._docs_cache: tuple[int, list[Document]] | None = None
         self._vectors = None
+        self._sentences = None
         if self.meta.dim and VECTORS in self._table_names():
             self._vectors = self._db.open_table(VECTORS)
+            if SENTENCES in self._table_names():
+                self._sentences = self._db.open_table(SENTENCES)
         self._open = True
         if self.remote or read_only:
             return  # on object storage the sweep runs when a writer takes the lease
@@ -235,13 +240,18 @@ class Store:
                     "embedder changed (%s -> %s): re-embedding", self.meta.embedder, name
                 )
                 self._vectors = None
+                self._sentences = None
                 self._db.drop_table(VECTORS, ignore_missing=True)
+                self._db.drop_table(SENTENCES, ignore_missing=True)
                 self._documents.update(
                     where=sql.equals("status", "ready"), values={"status": "indexed"}
                 )
             if VECTORS not in self._table_names():
                 self._db.create_table(VECTORS, schema=vectors_schema(dim), exist_ok=True)
             self._vectors = self._db.open_table(VECTORS)
+            if SENTENCES not in self._table_names():
+                self._db.create_table(SENTENCES, schema=sentences_schema(), exist_ok=True)
+            self._sentences = self._db.open_table(SENTENCES)
             self.meta = Meta(schema_version=self.meta.schema_version, embedder=name, dim=dim)
             write_meta(self._db, self.meta)
             return dropped
@@ -458,6 +468,62 @@ class Store:
             schema=vectors_schema(self.meta.dim),
         )
 
+    def add_sentence_vectors(
+        self,
+        doc_id: str,
+        rows: Sequence[tuple[str, Sequence[int], np.ndarray]],
+    ) -> None:
+        """Store the sentence vectors of some chunks of ``doc_id``: per chunk its id, the
+        CRC-32 keys of its sentences and their vectors (``(len(keys), dim)``). Chunks that
+        already have them are skipped, under the writer lock (idempotent, as add_vectors)."""
+        if not rows:
+            return
+        dim = self.meta.dim
+        if dim is None:
+            raise StoreError("No embedder recorded for this library; call set_embedder first.")
+        for chunk_id, keys, vecs in rows:
+            if np.asarray(vecs).shape != (len(keys), dim):
+                raise StoreError(
+                    f"Expected {len(keys)} sentence vectors of dimension {dim} for {chunk_id}."
+                )
+        with self.lock.hold():
+            if self._sentences is None:
+                if SENTENCES not in self._table_names():
+                    self._db.create_table(SENTENCES, schema=sentences_schema(), exist_ok=True)
+                self._sentences = self._db.open_table(SENTENCES)
+            have = self.sentence_chunk_ids([r[0] for r in rows])
+            fresh = {r[0]: r for r in rows if r[0] not in have}  # the last of a repeated id
+            if not fresh:
+                return
+            self._sentences.add(
+                pa.table(
+                    {
+                        "chunk_id": list(fresh),
+                        "doc_id": [doc_id] * len(fresh),
+                        "keys": [[int(k) for k in r[1]] for r in fresh.values()],
+                        "vectors": [
+                            np.asarray(r[2], dtype=np.float32).ravel() for r in fresh.values()
+                        ],
+                    },
+                    schema=sentences_schema(),
+                )
+            )
+
+    def sentence_chunk_ids(self, chunk_ids: Sequence[str]) -> set[str]:
+        """Which of ``chunk_ids`` have their sentence vectors stored."""
+        if self._sentences is None or not chunk_ids:
+            return set()
+        found: set[str] = set()
+        for where in sql.in_batches("chunk_id", sorted(set(chunk_ids)), FILTER_BATCH):
+            q = self._sentences.search().where(where).select(["chunk_id"]).limit(None)
+            found.update(q.to_arrow().column("chunk_id").to_pylist())
+        return found
+
+    def has_sentence_vectors(self) -> bool:
+        """Whether this library stores sentence vectors at all (one made before they were
+        stored has none until its documents are embedded again; search works without)."""
+        return self._sentences is not None and self._sentences.count_rows() > 0
+
     def vector_ids(self, chunk_ids: Sequence[str]) -> set[str]:
         """Which of ``chunk_ids`` already have a vector."""
         if self._vectors is None or not chunk_ids:
@@ -543,11 +609,15 @@ class Store:
                 self._chunks.delete(where)
                 if self._vectors is not None:
                     self._vectors.delete(where)
+                if self._sentences is not None:
+                    self._sentences.delete(where)
 
     def delete_vectors(self, doc_id: str) -> None:
-        if self._vectors is not None:
-            with self.lock.hold():
+        with self.lock.hold():
+            if self._vectors is not None:
                 self._vectors.delete(sql.equals("doc_id", doc_id))
+            if self._sentences is not None:
+                self._sentences.delete(sql.equals("doc_id", doc_id))
 
     def _delete_rows(self, doc_id: str) -> None:
         where = sql.equals("doc_id", doc_id)
@@ -555,6 +625,8 @@ class Store:
             self._chunks.delete(where)
         if self._vectors is not None and self._vectors.count_rows(where):
             self._vectors.delete(where)
+        if self._sentences is not None and self._sentences.count_rows(where):
+            self._sentences.delete(where)
 
     def optimize(self) -> None:
         """Merge new rows into the FTS / vector indexes, compact files, prune old versions.
@@ -573,6 +645,15 @@ class Store:
                 if not self.has_vector_index() and self._vectors.count_rows() >= ANN_THRESHOLD:
                     logger.info("creating the ANN vector index")
                     self._vectors.create_index("vector", config=HnswSq(distance_type="cosine"))
+            if self._sentences is not None:
+                self._optimize_table(SENTENCES, self._sentences)
+                if self._sentences.count_rows() and not any(
+                    ix.columns == ["chunk_id"] for ix in self._sentences.list_indices()
+                ):
+                    try:  # the search's fetch of ~30 chunks' sentences reads those rows only
+                        self._sentences.create_index("chunk_id", config=BTree(), replace=True)
+                    except Exception:  # an optimisation only
+                        logger.exception("could not create the sentences' chunk_id index")
             self.times.add("bm25", (t1 - t0) * 1000)
             self.times.add("compaction", (time.perf_counter() - t1) * 1000)
 
@@ -686,6 +767,32 @@ class Store:
                 keep.append(i)
         return [ids[i] for i in keep], vecs[keep]
 
+    def stored_sentences(self, chunk_ids: Sequence[str]) -> dict[str, tuple[list[int], np.ndarray]]:
+        """Per chunk id with stored sentence vectors: the sentences' CRC-32 keys and their
+        vectors (``(n, dim)`` float32). Chunks without (not embedded yet, or embedded before
+        sentence vectors were stored) are left out."""
+        ids = list(dict.fromkeys(chunk_ids))
+        if self._sentences is None or not ids:
+            return {}
+        dim = self.meta.dim or 0
+        out: dict[str, tuple[list[int], np.ndarray]] = {}
+        for where in sql.in_batches("chunk_id", ids, FILTER_BATCH):
+            q = self._sentences.search().where(where).select(["chunk_id", "keys", "vectors"])
+            table = q.limit(None).to_arrow()
+            cids = table.column("chunk_id").to_pylist()
+            keys = table.column("keys").to_pylist()
+            flat = table.column("vectors").combine_chunks()
+            offsets = flat.offsets.to_numpy()
+            values = flat.values.to_numpy(zero_copy_only=False)
+            for i, cid in enumerate(cids):
+                vec = np.asarray(values[offsets[i] : offsets[i + 1]], dtype=np.float32)
+                out[cid] = (keys[i] or [], vec.reshape(-1, dim) if dim else vec.reshape(0, 0))
+        return out
+
+    def sentence_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Per chunk id with stored sentence vectors, those vectors (``(n, dim)``)."""
+        return {cid: vecs for cid, (_, vecs) in self.stored_sentences(chunk_ids).items()}
+
     def get_chunks(self, chunk_ids: Sequence[str], *, charmap: bool = True) -> list[Chunk]:
         """Chunks in the order asked for; unknown ids are skipped. ``charmap=False`` leaves
         out the character maps (the bulk of a row), which a search result does not need."""
@@ -773,9 +880,10 @@ class Store:
             )
         )
 
-    def doc_id_column(self, table: Literal["chunks", "vectors"]) -> list[str]:
-        """All doc_id values of ``chunks`` or ``vectors`` (for the consistency sweep)."""
-        t = self._chunks if table == CHUNKS else self._vectors
+    def doc_id_column(self, table: Literal["chunks", "vectors", "sentences"]) -> list[str]:
+        """All doc_id values of ``chunks``, ``vectors`` or ``sentences`` (for the consistency
+        sweep, and to find documents whose sentence vectors are missing)."""
+        t = {CHUNKS: self._chunks, VECTORS: self._vectors, SENTENCES: self._sentences}[table]
         if t is None:
             return []
         ids: list[str] = (

@@ -366,3 +366,43 @@ def test_only_a_table_with_a_header_line_gets_one(lines: list[list[str]], header
         assert [seg.text[t.header_start : t.header_end] for t in tables] == ["Field Start Content"]
     else:
         assert tables == []
+
+
+# --- lists longer than a chunk ---------------------------------------------------------------
+
+
+def test_chunks_inside_a_long_list_begin_with_its_introduction() -> None:
+    """A list longer than a chunk: every later chunk that starts among its items begins with
+    the sentence that introduces it, so "what does option 17 do?" finds the options."""
+    intro = "The logger accepts the following options on its command line:"
+    lines = [_line("Setup", block=1, y=60), _line(intro, block=2, y=74)]
+    items = [f"Option{i} sets the value number {i} of the logger" for i in range(30)]
+    lines += [_line(t, block=3 + i, y=88 + 14 * i) for i, t in enumerate(items)]
+    tail = "After the list comes more prose about other things."
+    lines += [_line(tail, block=99, y=88 + 14 * 30)]
+    params = ChunkParams(target_words=60, max_words=100, min_words=10, list_intros=True)
+    chunks = chunk_segments("d" * 16, segments(lines, [], params), params)
+    first = next(c for c in chunks if items[0] in c.text)
+    at = first.text.index(intro)
+    later = [c for c in chunks if c.ordinal > first.ordinal and items[-1] not in first.text]
+    assert len(later) >= 2
+    for c in later:
+        if any(t in c.text for t in items):
+            assert c.text.startswith(intro + "\n"), c.text[:80]
+            # mapped to where the introduction is printed, as a table's copied header
+            assert c.charmap.rects(0, len(intro)) == first.charmap.rects(at, at + len(intro))
+    off = ChunkParams(target_words=60, max_words=100, min_words=10)
+    plain = chunk_segments("d" * 16, segments(lines, [], off), off)
+    assert sum(intro in c.text for c in plain) < sum(intro in c.text for c in chunks)
+
+
+def test_find_lists_needs_an_introduction_and_short_items() -> None:
+    from app.ingest.chunker import find_lists
+
+    text = "Intro:\na\nb\nc\nA long paragraph."
+    spans = [(0, 6), (7, 8), (9, 10), (11, 12), (13, 30)]
+    ends = [True] * 5
+    (lst,) = find_lists(text, spans, ends, [1, 1, 1, 1, 100])
+    assert (lst.header_start, lst.header_end, lst.end) == (0, 6, 12)
+    assert find_lists(text, spans, ends, [1, 1, 100, 1, 1]) == []  # one short item only
+    assert find_lists("No colon\na\nb", [(0, 8), (9, 10), (11, 12)], [True] * 3, [2, 1, 1]) == []

@@ -7,6 +7,7 @@ import pytest
 from app.retrieval.fusion import (
     Passage,
     dedupe,
+    feedback_terms,
     query_terms,
     reciprocal_rank_fusion,
     sanitize_fts_query,
@@ -103,3 +104,21 @@ def test_title_overlap_and_term_coverage() -> None:
     assert title_overlap(terms, "") == 0.0
     assert term_coverage(terms, "Repeat the caption on every page.") == pytest.approx(2 / 3)
     assert term_coverage([], "anything") == 0.0
+
+
+def test_feedback_terms_are_the_words_that_tell_the_best_passages_apart() -> None:
+    top = [
+        "Use the lastpage package: its label LastPage gives the number of the last page.",
+        "The label LastPage is written at the end of the document.",
+    ]
+    pool = [
+        *top,
+        "The number of the page is printed in the footer by default.",
+        "A page style sets the footer of every page.",
+        "Numbers in the page footer use arabic numerals.",
+    ]
+    got = feedback_terms(["page", "numbers", "footer"], top, pool, 3)
+    assert got[:2] == ["lastpage", "label"]  # in both best passages, in no other candidate
+    assert not {"page", "the", "number", "footer"} & set(got)  # query words and common ones
+    assert feedback_terms(["page"], [], pool, 3) == []
+    assert feedback_terms(["page"], top, pool, 0) == []

@@ -228,3 +228,45 @@ def test_a_plain_question_is_embedded_once(store: FakeStore, emb: HashEmbedder) 
 )
 def test_focus_of_a_query(query: str, focus: str | None) -> None:
     assert focus_of(query) == focus
+
+
+def _sentences_of(store: FakeStore, emb: HashEmbedder, chunk_id: str) -> None:
+    text = store.chunks[chunk_id].text
+    store.sentences[chunk_id] = emb.embed([s for s in re.split(r"(?<=\.) ", text) if s])
+
+
+def test_a_chunk_is_lifted_by_its_best_sentence(emb: HashEmbedder) -> None:
+    """Small-to-big: a chunk whose one sentence matches the question closely climbs above
+    chunks that match it loosely as a whole; chunks without stored sentences keep their
+    place (a library embedded before they were stored)."""
+    s = FakeStore(emb)
+    filler = " ".join(f"Unrelated remark number {i} about housings." for i in range(12))
+    s.add("aaaa", [f"{filler} Sensor drift comes from a warm cable."])
+    s.add("bbbb", ["Warm weather may come; the sensor cable and sensor housing drift."])
+    question = "Does sensor drift come from a warm cable?"
+    params = FusionParams(sentence_weight=6.0)
+    off = HybridRetriever(s, emb, params).search(question, top_k=2)
+    assert off[0].chunk_id == "bbbb:00000"  # nothing stored: the fused order stands
+    for cid in s.chunks:
+        _sentences_of(s, emb, cid)
+    on = HybridRetriever(s, emb, params).search(question, top_k=2)
+    assert on[0].chunk_id == "aaaa:00000"
+    plain = HybridRetriever(s, emb, FusionParams(sentence_weight=0.0)).search(question, top_k=2)
+    assert [h.chunk_id for h in plain] == [h.chunk_id for h in off]
+
+
+def test_feedback_adds_a_second_keyword_pass_with_the_best_passages_words(
+    emb: HashEmbedder,
+) -> None:
+    s = FakeStore(emb)
+    s.add("aaaa", ["Footer page numbers use the lastpage label for the total."])
+    s.add("bbbb", ["The lastpage label is written at the very end of the run."])
+    s.add("cccc", ["Footer styles and page numbers in general."])
+    params = FusionParams(prf_weight=1.0, prf_docs=1, prf_terms=8)
+    HybridRetriever(s, emb, params).search("footer page numbers", top_k=3)
+    first, second = s.text_queries
+    assert first == "footer page numbers"
+    assert second.startswith(first + " ")
+    extra = second.split()[3:]
+    assert "lastpage" in extra and "label" in extra
+    assert set(extra) <= set(_WORD.findall(s.chunks["aaaa:00000"].text.lower()))

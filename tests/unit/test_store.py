@@ -456,3 +456,41 @@ def test_many_small_documents_are_compacted_before_lookups_slow_down(
     assert sorted(d.doc_id for d in store.documents()) == ids
     assert all(store.get_document(doc_id) is not None for doc_id in ids)
     assert [c for c, _ in store.text_search("note", 10)]
+
+
+def test_sentence_vectors_round_trip_and_go_with_their_document(tmp_path: Path) -> None:
+    s = Store(tmp_path / "lib")
+    s.add_document(make_doc("a" * 16, "/a.pdf", ["one. two.", "three."]))
+    assert s.stored_sentences(["a" * 16 + ":00000"]) == {}  # none yet: search falls back
+    s.set_embedder("fake", DIM)
+    first, second = "a" * 16 + ":00000", "a" * 16 + ":00001"
+    two = np.stack([unit_vec(0), unit_vec(1)])
+    s.add_sentence_vectors("a" * 16, [(first, [11, 12], two), (second, [], np.zeros((0, DIM)))])
+    s.add_sentence_vectors("a" * 16, [(first, [13], unit_vec(5)[None])])  # already there
+    got = s.stored_sentences([first, second, "missing:00000"])
+    assert got[first][0] == [11, 12] and np.allclose(got[first][1], two)
+    assert got[second][0] == [] and got[second][1].shape == (0, DIM)  # known, but no sentence
+    assert set(s.sentence_vectors([first])) == {first}
+    assert s.sentence_chunk_ids([first, second]) == {first, second}
+    s.optimize()  # builds the chunk_id index of the sentences table
+    assert np.allclose(Store(tmp_path / "lib").sentence_vectors([first])[first], two)
+    with pytest.raises(StoreError, match="sentence vectors"):
+        s.add_sentence_vectors("a" * 16, [("a" * 16 + ":00002", [1, 2], unit_vec(0)[None])])
+    s.remove("a" * 16)
+    assert s.stored_sentences([first]) == {}
+
+
+def test_a_new_embedder_drops_sentence_vectors_and_the_sweep_their_orphans(
+    tmp_path: Path,
+) -> None:
+    s = Store(tmp_path / "lib")
+    s.add_document(make_doc("a" * 16, "/a.pdf", ["x"]))
+    s.set_embedder("fake", DIM)
+    chunk = "a" * 16 + ":00000"
+    s.add_sentence_vectors("a" * 16, [(chunk, [1], unit_vec(0)[None])])
+    # What a crash leaves: sentence vectors of a document whose commit never happened.
+    s.add_sentence_vectors("d" * 16, [("d" * 16 + ":00000", [2], unit_vec(1)[None])])
+    reopened = Store(tmp_path / "lib")
+    assert reopened.doc_id_column("sentences") == ["a" * 16]
+    assert reopened.set_embedder("other", 4) is True
+    assert reopened.stored_sentences([chunk]) == {}
