@@ -11,7 +11,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from app.core.models import SearchHit
 from app.core.textkit import QUESTION_FILLER, detect_language, stop_words, words
 
 logger = logging.getLogger(__name__)
@@ -143,32 +142,3 @@ def term_coverage(terms: Sequence[str], text: str) -> float:
         return 0.0
     have = set(words(text))
     return sum(1 for t in terms if t in have) / len(terms)
-
-
-PREFER_WEIGHT = 1.0
-"""Weight of the search within the documents a conversation is about, against the whole
-library's (1.0): a passage found by both counts twice, so the conversation's documents lead
-unless another document's passage ranks far above them."""
-
-
-def prefer_documents(
-    everywhere: Sequence[SearchHit],
-    within: Sequence[SearchHit],
-    *,
-    top_k: int,
-    weight: float = PREFER_WEIGHT,
-) -> list[SearchHit]:
-    """The whole library's hits (``everywhere``) fused by reciprocal rank with the same
-    search restricted to the documents a conversation is about (``within``): a follow-up
-    ("How old are most of them?") is most likely about what the previous answer cited, but
-    may be about another document, so those documents are preferred, not required (and win a tie). Each hit
-    keeps its own retrieval score; only the order and ranks change."""
-    if not within:
-        return list(everywhere)[:top_k]
-    fused = reciprocal_rank_fusion(
-        [([h.chunk_id for h in everywhere], 1.0), ([h.chunk_id for h in within], weight)]
-    )
-    by_id = {h.chunk_id: h for h in within} | {h.chunk_id: h for h in everywhere}
-    preferred = {h.chunk_id for h in within}
-    order = sorted(fused, key=lambda cid: (-fused[cid], cid not in preferred))[:top_k]
-    return [by_id[cid].model_copy(update={"rank": i}) for i, cid in enumerate(order, start=1)]

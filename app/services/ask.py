@@ -199,19 +199,15 @@ class AskService:
         question: str,
         *,
         doc_ids: Sequence[str] | None = None,
-        about: Sequence[str] = (),
         top_k: int | None = None,
         on_token: TokenCallback | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
     ) -> Answer:
-        """Answer ``question`` from the library (or from ``doc_ids`` only). ``about``: the
-        documents a conversation is about (a follow-up's previous answer cited them); their
-        passages are preferred in the search, not required."""
         with self._asking_lock:
             self._asking += 1
         try:
-            return self._ask(question, doc_ids, about, top_k, on_token, on_progress, cancel)
+            return self._ask(question, doc_ids, top_k, on_token, on_progress, cancel)
         finally:
             with self._asking_lock:
                 self._asking -= 1
@@ -220,7 +216,6 @@ class AskService:
         self,
         question: str,
         doc_ids: Sequence[str] | None,
-        about: Sequence[str],
         top_k: int | None,
         on_token: TokenCallback | None,
         on_progress: ProgressCallback | None,
@@ -230,7 +225,6 @@ class AskService:
             question=question.strip(),
             top_k=top_k or self.settings.top_k,
             doc_ids=doc_ids,
-            about=tuple(about),
             on_token=on_token,
             progress=on_progress or no_progress,
             cancel=CancelToken.any_of(cancel),

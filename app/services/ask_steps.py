@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.core.errors import GenerationError
-from app.core.models import Answer, Chunk, RawAnswer, SearchHit, Source
+from app.core.models import Answer, Chunk, RawAnswer, Source
 from app.core.progress import (
     CancelToken,
     Progress,
@@ -35,7 +35,6 @@ from app.generation.prompt import (
     Similarity,
     support_share,
 )
-from app.retrieval.fusion import prefer_documents
 from app.services.answers import (
     REFUSAL_TEXT,
     extractive_answer,
@@ -69,7 +68,6 @@ class AskRun:
     question: str
     top_k: int
     doc_ids: Sequence[str] | None = None
-    about: Sequence[str] = ()  # documents the conversation is about: preferred, not required
     on_token: TokenCallback | None = None
     progress: ProgressCallback = no_progress
     cancel: CancelToken = field(default_factory=CancelToken)
@@ -135,29 +133,10 @@ class Attempt:
 
 
 # --- retrieve → select ---------------------------------------------------------------------
-def search(
-    library: AskLibrary,
-    question: str,
-    *,
-    top_k: int,
-    doc_ids: Sequence[str] | None = None,
-    about: Sequence[str] = (),
-) -> tuple[list[SearchHit], dict[str, float]]:
-    """The library's hits for ``question``. With ``about`` (the documents a follow-up's
-    conversation is about) and no documents ticked, the same search within those documents
-    is fused in (:func:`~app.retrieval.fusion.prefer_documents`): preferred, not required."""
-    hits, rt = library.search(question, top_k=top_k, doc_ids=doc_ids)
-    if not about or doc_ids is not None or not hits:
-        return hits, rt
-    within, rt2 = library.search(question, top_k=top_k, doc_ids=list(about))
-    timings = {k: rt.get(k, 0.0) + rt2.get(k, 0.0) for k in set(rt) | set(rt2)}
-    return prefer_documents(hits, within, top_k=top_k), timings
-
-
 def retrieve(run: AskRun, library: AskLibrary) -> bool:
     """Search the library; sets ``run.sources``. False when nothing matched at all."""
     run.progress(Progress(Stage.RETRIEVE, 0, 1, message="Searching your documents"))
-    hits, rt = search(library, run.question, top_k=run.top_k, doc_ids=run.doc_ids, about=run.about)
+    hits, rt = library.search(run.question, top_k=run.top_k, doc_ids=run.doc_ids)
     run.timings["retrieve"] = round(float(rt.get("total", 0.0)), 1)
     run.progress(Progress(Stage.RETRIEVE, 1, 1))
     if not hits:

@@ -6,8 +6,7 @@ A follow-up ("How old are most of them?") is rewritten into a standalone questio
 question is what the ask service searches, prompts with and checks: the answer's citations
 can only name passages retrieved for the question as understood. The answer keeps the
 question as typed in ``question`` and the rewritten one in ``understood_as`` (None when the
-question stood alone and was asked exactly as typed). A follow-up's search also prefers the
-documents the previous answer cited (fused in by rank, not a filter: it may be about another).
+question stood alone and was asked exactly as typed).
 """
 
 from __future__ import annotations
@@ -36,25 +35,11 @@ class Asker(Protocol):
         question: str,
         *,
         doc_ids: Sequence[str] | None = None,
-        about: Sequence[str] = (),
         top_k: int | None = None,
         on_token: TokenCallback | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
     ) -> Answer: ...
-
-
-ABOUT_DOCUMENTS = 2
-"""How many of the previous answer's documents a follow-up prefers."""
-
-
-def about_documents(answer: Answer) -> list[str]:
-    """The documents ``answer`` is about, most telling first: those its citations name, or,
-    when it cites none (a refusal showing the closest passages), its first passage's."""
-    cited = list(dict.fromkeys(c.doc_id for c in answer.citations))
-    if cited:
-        return cited[:ABOUT_DOCUMENTS]
-    return [answer.sources[0].doc_id] if answer.sources else []
 
 
 class Conversation:
@@ -96,17 +81,14 @@ class Conversation:
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
     ) -> Answer:
-        """Ask ``question`` as understood; the answer joins the conversation. A follow-up
-        also prefers the documents the previous answer is about (:func:`about_documents`)."""
+        """Ask ``question`` as understood; the answer joins the conversation."""
         typed = question.strip()
         understood = self.understand(typed) if typed else None
         if understood is not None:
             logger.info("follow-up understood as %r", understood)
-        about = about_documents(self.turns[-1]) if understood is not None and self.turns else []
         answer = self.asker.ask(
             understood or typed,
             doc_ids=doc_ids,
-            about=about,
             top_k=top_k,
             on_token=on_token,
             on_progress=on_progress,

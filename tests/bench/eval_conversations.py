@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -29,7 +29,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.core.models import SearchHit
 from tests.bench.eval_metrics import gold_rank
 from tests.bench.question_set import read_jsonl
 from tests.bench.real import corpus as real_corpus
@@ -38,15 +37,10 @@ CONVERSATIONS = real_corpus.HERE / "conversations.jsonl"
 HELDOUT_CONVERSATIONS = real_corpus.HERE / "conversations_heldout.jsonl"
 SEALED_CONVERSATIONS = real_corpus.HERE / "conversations_sealed.jsonl"
 """36 conversations (27 follow-up, 9 standalone) over twelve documents no follow-up work had
-used (eight of them the corpus's sealed documents, two German), written blind on 2026-11-27
-before the document preference was measured: only its aggregate figures are printed, and
-nobody reads it (``--sealed``)."""
+used (eight of them the corpus's sealed documents, two German), written blind on 2026-11-27:
+nobody reads it, only its aggregate figures are printed (``--sealed``)."""
 """40 more conversations (30 follow-up, 10 standalone) over 12 other development documents,
 written blind after the follow-up rules were built: never read while changing them."""
-
-
-TOP_K = 8
-"""Passages searched, as before: page recall@5 reads the first five."""
 
 
 class Turn(BaseModel):
@@ -85,28 +79,17 @@ def load_conversations(
     return read_jsonl(path, parse)
 
 
-def understood_last(
-    case: ConversationCase, search: Callable[[str], list[SearchHit]] | None = None
-) -> tuple[str | None, list[str]]:
-    """The last question as the conversation understands it (None: asked as typed), and the
-    documents its search prefers (``about_documents`` of the previous turn's answer; with no
-    answer generated here, the previous question's hits stand in for its sources, and its
-    first hit for what it cited: the ranked evidence cites the best passage first)."""
-    from app.services.conversation import Conversation, about_documents
+def understood_last(case: ConversationCase) -> str | None:
+    """The last question as the conversation understands it (None: asked as typed)."""
+    from app.services.conversation import Conversation
 
     conversation = Conversation(asker=None)  # type: ignore[arg-type]  # only understand() runs
     for turn in case.turns[:-1]:
         meant = conversation.understand(turn.question)
-        hits = search(meant or turn.question) if search is not None else []
-        conversation.turns.append(  # what understand() and about_documents() read
-            SimpleNamespace(  # type: ignore[arg-type]
-                question=turn.question, understood_as=meant, citations=[], sources=hits
-            )
+        conversation.turns.append(  # what understand() reads of an answer
+            SimpleNamespace(question=turn.question, understood_as=meant)  # type: ignore[arg-type]
         )
-    understood = conversation.understand(case.turns[-1].question)
-    if understood is None or not conversation.turns:
-        return None, []
-    return understood, about_documents(conversation.turns[-1])
+    return conversation.understand(case.turns[-1].question)
 
 
 @dataclass
@@ -145,7 +128,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     from app.core.config import Settings
-    from app.services import ask_steps as steps
     from app.services.library import Library
     from tests.bench.eval_answers import build_library, library_dir
 
@@ -163,23 +145,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     with library_dir(args.library) as root:
         library = Library(Settings(library=root / "real"))
         doc_ids = build_library(library, [corpus / d.file for d in docs])
-
-        def search(text: str, about: Sequence[str] = ()) -> list[SearchHit]:
-            return steps.search(library, text, top_k=TOP_K, about=about)[0]
-
         for case in cases:
             last = case.turns[-1]
-            understood, about = understood_last(case, search)
+            understood = understood_last(case)
             row = Row(case.id, case.kind, last.question, understood)
-            asked = {
-                "typed": (last.question, ()),
-                "understood_alone": (understood or last.question, ()),
-                "understood": (understood or last.question, about),
-            }
+            asked = {"typed": last.question, "understood": understood or last.question}
             if case.written_out is not None:
-                asked["written_out"] = (case.written_out, ())
-            for how, (text, prefer) in asked.items():
-                hits = search(text, prefer)
+                asked["written_out"] = case.written_out
+            for how, text in asked.items():
+                hits = library.search(text, top_k=8)[0]
                 row.ranks[how] = gold_rank(hits, doc_ids.get(case.document), last.page)
             rows.append(row)
 
@@ -192,10 +166,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"  standalone questions rewritten  {len(wrongly)} of {len(alone)}")
     print("  page recall@5 of the last question's evidence page:")
     print(f"    follow-ups as understood      {_pct(recall(follow, 'understood'))}")
-    print(
-        f"      (without the preference for the previous answer's documents:"
-        f" {_pct(recall(follow, 'understood_alone'))})"
-    )
     print(f"    follow-ups as typed           {_pct(recall(follow, 'typed'))}")
     print(f"    follow-ups written out        {_pct(recall(follow, 'written_out'))}")
     print(f"    standalone as understood      {_pct(recall(alone, 'understood'))}")

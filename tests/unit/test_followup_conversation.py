@@ -8,43 +8,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.core.models import Answer, Citation, Source, Validation
+from app.core.models import Answer, Validation
 from app.services.conversation import Conversation
 
 
 class RecordingAsker:
-    def __init__(self, cited: Sequence[str] = (), shown: Sequence[str] = ()) -> None:
+    def __init__(self) -> None:
         self.asked: list[str] = []
-        self.about: list[list[str]] = []
-        self.cited = cited  # the documents each answer cites
-        self.shown = shown  # and those of the passages it shows
 
-    def ask(self, question: str, *, about: Sequence[str] = (), **_: Any) -> Answer:
+    def ask(self, question: str, **_: Any) -> Answer:
         self.asked.append(question)
-        self.about.append(list(about))
         return Answer(
             question=question,
-            mode="answer" if self.cited else "refuse",
-            kind="generated" if self.cited else "refusal",
-            answer="Apply online [1]." if self.cited else "The documents do not say.",
-            citations=[citation(d) for d in self.cited],
-            sources=[source(i, d) for i, d in enumerate(self.shown, start=1)],
-            validation=Validation(status="GREEN" if self.cited else "RED"),
+            mode="refuse",
+            kind="refusal",
+            answer="The documents do not say.",
+            validation=Validation(status="RED"),
         )
-
-
-def source(n: int, doc_id: str) -> Source:
-    return Source(
-        n=n, rank=n, chunk_id=f"{doc_id}-{n}", doc_id=doc_id, file=f"{doc_id}.pdf",
-        title=doc_id, page_start=1, page_end=1, section="", score=0.2, text="Apply online.",
-    )  # fmt: skip
-
-
-def citation(doc_id: str) -> Citation:
-    return Citation(
-        n=1, chunk_id=f"{doc_id}-1", doc_id=doc_id, file=f"{doc_id}.pdf", page=1, section="",
-        quote="Apply online.", match="exact", score=100.0, start=0, end=13,
-    )  # fmt: skip
 
 
 CLAIM = "How do I claim the parental leave payment?"
@@ -85,20 +65,3 @@ def test_a_new_conversation_leans_on_nothing() -> None:
 def test_a_summary_request_is_never_rewritten() -> None:
     talk, _, _ = _talk([CLAIM])
     assert talk.understand("Summarise it") is None
-
-
-def test_a_follow_up_prefers_the_documents_the_previous_answer_cited() -> None:
-    asker = RecordingAsker(cited=["leave", "forms", "leave", "extra"], shown=["other"])
-    talk = Conversation(asker)
-    talk.ask(CLAIM)
-    talk.ask("Where do I apply?")
-    talk.ask("Which documents do I need to claim the parental leave payment?")  # standalone
-    assert asker.about == [[], ["leave", "forms"], []]
-
-
-def test_a_follow_up_to_a_refusal_prefers_the_document_of_its_closest_passage() -> None:
-    asker = RecordingAsker(shown=["near", "far"])
-    talk = Conversation(asker)
-    talk.ask(CLAIM)
-    talk.ask("Where do I apply?")
-    assert asker.about == [[], ["near"]]

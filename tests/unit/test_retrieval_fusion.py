@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.models import SearchHit
 from app.retrieval.fusion import (
     Passage,
     dedupe,
-    prefer_documents,
     query_terms,
     reciprocal_rank_fusion,
     sanitize_fts_query,
@@ -105,22 +103,3 @@ def test_title_overlap_and_term_coverage() -> None:
     assert title_overlap(terms, "") == 0.0
     assert term_coverage(terms, "Repeat the caption on every page.") == pytest.approx(2 / 3)
     assert term_coverage([], "anything") == 0.0
-
-
-def _hit(cid: str, doc: str, rank: int, score: float) -> SearchHit:
-    return SearchHit(
-        rank=rank, chunk_id=cid, doc_id=doc, file=f"{doc}.pdf", title=doc, page_start=1,
-        page_end=1, section="", score=score, text=cid,
-    )  # fmt: skip
-
-
-def test_the_documents_a_conversation_is_about_are_preferred_not_required() -> None:
-    everywhere = [_hit("b1", "B", 1, 0.30), _hit("b2", "B", 2, 0.28), _hit("a1", "A", 3, 0.25)]
-    within = [_hit("a1", "A", 1, 0.25), _hit("a2", "A", 2, 0.20)]
-    fused = prefer_documents(everywhere, within, top_k=4)
-    assert [h.chunk_id for h in fused] == ["a1", "b1", "a2", "b2"]
-    assert [h.rank for h in fused] == [1, 2, 3, 4]
-    assert {h.chunk_id: h.score for h in fused} == {"a1": 0.25, "b1": 0.30, "a2": 0.20, "b2": 0.28}
-    assert [h.chunk_id for h in prefer_documents(everywhere, within, top_k=2)] == ["a1", "b1"]
-    # nothing found within those documents: the library's own order
-    assert prefer_documents(everywhere, [], top_k=3) == everywhere
