@@ -1,6 +1,6 @@
 """How fast is a document summary? Prints the figure; not a test (speed is never asserted).
 
-    python tools/bench_summary.py [--pages 100] [--runs 3]
+    python tools/bench_summary.py [--pages 100] [--runs 3] [--pdf FILE]
 
 Generates the 100-page handbook of ``tests/summary_factory.py`` (12 chapters, 36 sections),
 ingests it into a temporary library with the real default embedder (all-MiniLM-L6-v2,
@@ -8,7 +8,9 @@ offline), then summarises it ``--runs`` times through the ask service's path
 (``AskService.ask("What is this document about?")``, no chat model involved) and prints,
 per run, the wall time, the share of top-level sections covered and the citations that
 failed to verify. The first run is "cold" only in the sense that nothing of the summary was
-cached; the embedding model is already loaded by the ingest, as in the app.
+cached; the embedding model is already loaded by the ingest, as in the app. ``--pdf FILE``
+summarises a real document instead of the generated one (its top-level sections are those
+of its outline, or of its headings when it has none).
 """
 
 from __future__ import annotations
@@ -37,14 +39,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=100)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--pdf", type=Path, default=None, help="a real document to summarise")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        pdf = make_long_pdf(Path(tmp) / "handbook.pdf", pages=args.pages)
+        pdf = args.pdf or make_long_pdf(Path(tmp) / "handbook.pdf", pages=args.pages)
         lib = Library(Settings(library=Path(tmp) / "lib"))
         t0 = time.perf_counter()
         [result] = lib.ingest([pdf]).results
+        args.pages = result.pages
         print(
-            f"ingest: {args.pages} pages, {result.chunks} chunks, {time.perf_counter() - t0:.1f} s"
+            f"ingest: {pdf.name}, {result.pages} pages, {result.chunks} chunks,"
+            f" {time.perf_counter() - t0:.1f} s"
         )
         assert result.doc_id is not None
         sections = top_sections(lib.chunks_of(result.doc_id, charmap=False))

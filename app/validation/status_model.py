@@ -118,14 +118,16 @@ def vouchable(x: Mapping[str, float]) -> bool:
     probability. These are what GREEN means, not thresholds: the question's focus (what it
     asks for, when one was found) is in the evidence at least in part, nothing it asks about
     is missing from the whole library (a GREEN beside "No passage in your library mentions
-    'antenna'" would contradict its own reason), and no sentence contradicts a quote, says
-    what its quotes do not, or states what they negate."""
+    'antenna'" would contradict its own reason), the quotes say more than the question
+    itself (quotes that only restate it answer nothing), and no sentence contradicts a quote,
+    says what its quotes do not, or states what they negate."""
     if x.get("has_focus", 0.0) >= 0.5 and x.get("focus_coverage", 1.0) <= 0.0:
         return False
     if x.get("absent", 0.0) > 0:
         return False
     return not (
-        x.get("contradiction", 0.0) > 0
+        x.get("restated", 0.0) > 0
+        or x.get("contradiction", 0.0) > 0
         or x.get("unsupported_share", 0.0) > 0
         or x.get("reversed_polarity", 0.0) > 0
     )

@@ -622,7 +622,7 @@ def test_loosely_similar_evidence_that_covers_the_question_goes_on() -> None:
     pre = verdict.before_generation(
         q, bundle, ps, concepts=concepts, embed=fake_embed({"heavy": "weight"})
     )
-    assert pre is not None and not pre.refuses, pre
+    assert pre is not None and not pre.reasons, pre  # nothing lacking: answered
     assert pre.answer_type == "number" and pre.type_found
     assert set(pre.covered) == {"heavy", "bike"}
     # the same evidence for a question it does not cover: refused, and the check says why
@@ -630,7 +630,7 @@ def test_loosely_similar_evidence_that_covers_the_question_goes_on() -> None:
     bundle, ps = _bundle(q)
     concepts = verdict.question_concepts(q, lambda w: ({x: 1 for x in w} | {"colour": 0}, 2), ps)
     pre = verdict.before_generation(q, bundle, ps, concepts=concepts, embed=fake_embed({}))
-    assert pre is not None and pre.refuses
+    assert pre is not None and pre.reasons  # refused before generation, saying why
     assert "colour" in pre.missing
 
 
