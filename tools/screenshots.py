@@ -9,8 +9,9 @@ light, dark and a device-pixel-ratio-2 pass):
 
 Shots (docs/screenshots/): 1 empty state, 2 ingesting with progress, 3 an answer with
 citation chips and the hover preview of a quote, 4 the viewer with the quote highlighted,
-7 a question the documents do not answer: the refusal's reason and its closest passages;
-the same states at every ``--sizes`` window size go to docs/screenshots/sizes/
+7 a question the documents do not answer: the refusal's reason and its closest passages,
+8 a follow-up question with the card's "Understood as" line, 9 a document's summary (Library →
+Summarise this document); the same states at every ``--sizes`` window size go to docs/screenshots/sizes/
 (``<theme>-<W>x<H>-<state>.png``), to check that nothing is clipped from 800×600 up.
 Uses /work/shared/corpus/clsguide.pdf when present, else the test manual from
 tests/pdf_factory.py, or the ``--pdf`` files given (a German guide, to look at long words).
@@ -43,8 +44,8 @@ def _isolate(tmp: Path) -> None:
     os.environ["XDG_DATA_HOME"] = str(tmp / "data")
 
 
-def _pdfs(tmp: Path) -> tuple[list[Path], str, str]:
-    """PDFs to ingest, a question they answer and one they do not."""
+def _pdfs(tmp: Path) -> tuple[list[Path], str, str, str]:
+    """PDFs to ingest, a question they answer, one they do not, and a follow-up to the first."""
     cls = CORPUS / "clsguide.pdf"
     if cls.is_file():
         extra = [CORPUS / n for n in ("fntguide.pdf", "encguide.pdf") if (CORPUS / n).is_file()]
@@ -52,11 +53,17 @@ def _pdfs(tmp: Path) -> tuple[list[Path], str, str]:
             [cls, *extra],
             "How do I declare an option in a class file?",
             "How do I put a watermark on every page?",
+            "And how are they processed?",
         )
     from tests.pdf_factory import MANUAL_FACTS, make_manual_pdf
 
     manual = make_manual_pdf(tmp / "zephyr-manual.pdf")
-    return [manual], MANUAL_FACTS["calibration"].question, "How long is the sensor cable?"
+    return (
+        [manual],
+        MANUAL_FACTS["calibration"].question,
+        "How long is the sensor cable?",
+        "How often should I do it?",
+    )
 
 
 def main() -> int:
@@ -74,6 +81,7 @@ def main() -> int:
     parser.add_argument(
         "--unanswered", default=None, help="A question the documents do not answer (shot 7)."
     )
+    parser.add_argument("--follow-up", default=None, help="A follow-up to --question (shot 8).")
     parser.add_argument("--dark", action="store_true", help="Use a dark palette.")
     parser.add_argument(
         "--sizes", default="800x600,1280x800,1920x1080", help="Window sizes for sizes/ shots."
@@ -150,10 +158,11 @@ def main() -> int:
         win.resize(home)
         settle(0.3)
 
-    pdfs, question, unanswered = _pdfs(tmp)
+    pdfs, question, unanswered, follow_up = _pdfs(tmp)
     pdfs = args.pdf or pdfs
     question = args.question or question
     unanswered = args.unanswered or unanswered
+    follow_up = args.follow_up or follow_up
     win.start()
     pump(lambda: win.session.library is not None, 120, "the library to open")
     pump(lambda: win.library.stack.currentWidget() is not win.library.loading, 60, "the list")
@@ -225,6 +234,13 @@ def main() -> int:
     else:
         print("the answer has no citations:", card.answer and card.answer.kind)
         shots_at_sizes("3-answer")
+    follow = ask(follow_up)
+    meant = follow.answer.understood_as if follow.answer is not None else None
+    print("follow-up understood as:", meant)
+    win.conversation.scroll.ensureWidgetVisible(follow)
+    if readme:
+        shot("8-follow-up-understood-as")
+    shots_at_sizes("8-follow-up")
     refused = ask(unanswered)
     if refused.answer is None or refused.answer.kind != "refusal" or not refused.chips:
         print("not a refusal with closest passages:", refused.answer and refused.answer.answer)
@@ -234,6 +250,18 @@ def main() -> int:
             shot("7-refusal-closest-passages", popup=hover())
         shots_at_sizes("6-refusal", hover)
         preview().hide()
+    docs = win.library.documents
+    if docs:
+        win.summarize(docs[0].doc_id)
+        pump(lambda: not win.conversation.running, 900, "the summary")
+        summary = win.conversation.cards[-1]
+        print("summary:", summary.answer and summary.answer.kind, len(summary.chips), "chips")
+        win.conversation.scroll.verticalScrollBar().setValue(
+            win.conversation.scroll.verticalScrollBar().maximum()
+        )
+        if readme:
+            shot("9-summary")
+        shots_at_sizes("9-summary")
     win.close()
     return 0
 

@@ -748,7 +748,7 @@ def _referent(previous: str, word: str) -> str:
     if not referent:
         return ""
     if word in _PLURAL_BACK and not _plural(referent):
-        return _plural_phrase(previous) or referent
+        return _plural_phrase(previous) or _pluralised(referent)
     if word in _SINGULAR_BACK and _plural(referent):
         words = _words(referent)
         of = next((i for i, w in enumerate(words) if _low(w) == "of"), -1)
@@ -758,6 +758,28 @@ def _referent(previous: str, word: str) -> str:
         if names:
             return names[0]
     return referent
+
+
+def _pluralised(phrase: str) -> str:
+    """``phrase`` with its head made plural, for a plural pronoun that stands for it ("they"
+    after "How do I declare an option in a class file?" -> "options in a class file"); as it
+    is when its head is a name, a number or a word English does not pluralise by rule."""
+    words = _words(phrase)
+    head = next(
+        (i - 1 for i, w in enumerate(words) if i and _low(w) in _PREPOSITIONS | {"who", "that"}),
+        len(words) - 1,
+    )
+    noun = words[head] if 0 <= head < len(words) else ""
+    if not noun.isalpha() or not noun.islower() or noun in _PEOPLE:
+        return phrase
+    if re.search(r"[^aeiou]y$", noun):
+        plural = noun[:-1] + "ies"
+    elif noun.endswith(("s", "x", "z", "ch", "sh")):
+        plural = noun + "es"
+    else:
+        plural = noun + "s"
+    start = 1 if _low(words[0]) in ("a", "an") and head > 0 else 0
+    return " ".join([*words[start:head], plural, *words[head + 1 :]])
 
 
 def _plural(phrase: str) -> bool:
@@ -781,9 +803,16 @@ def _object_her(tokens: list[re.Match[str]], k: int) -> bool:
     return k + 1 >= len(tokens)
 
 
+_LEADING_CUE = re.compile(r"(?i)^(?:and|but|so|und|aber|et|mais)\s+(?=\w)")
+"""A conjunction that tied the typed follow-up to the turn before ("And how are they
+processed?"); the question as understood stands alone, so it goes."""
+
+
 def _sentence(text: str) -> str:
-    """``text`` as a question: spaces tidied, capitalised, one final "?"."""
+    """``text`` as a question: a leading "and"/"but" dropped, spaces tidied, capitalised, one
+    final "?"."""
     text = re.sub(r"\s+", " ", text).strip(" ,;")
+    text = _LEADING_CUE.sub("", text)
     text = re.sub(r"\s+([,;:?])", r"\1", text)
     text = text.rstrip(" ?.!") + "?"
     return text[:1].upper() + text[1:]
