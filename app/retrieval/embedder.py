@@ -106,7 +106,14 @@ class SentenceTransformerEmbedder:
             if torch.get_num_threads() != self.threads:
                 torch.set_num_threads(self.threads)
             try:
-                model = SentenceTransformer(str(self.path), device="cpu", local_files_only=True)
+                model = SentenceTransformer(
+                    str(self.path),
+                    device="cpu",
+                    local_files_only=True,
+                    # float32 whatever the file stores: a model saved in half precision (the
+                    # installer's copy) would otherwise compute in float16, slowly, on a CPU
+                    model_kwargs={"dtype": torch.float32},
+                )
             except Exception as exc:
                 raise ModelLoadError(
                     f"Cannot load the embedding model in {self.path}: {exc}",
