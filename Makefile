@@ -114,6 +114,9 @@ package: setup
 	@command -v dpkg-shlibdeps >/dev/null 2>&1 || { \
 	  echo "Installing dpkg-dev (dpkg-shlibdeps names the .deb's dependencies)..."; \
 	  apt-get update -qq && apt-get install -y -qq --no-install-recommends dpkg-dev; }
+	@command -v icupkg >/dev/null 2>&1 || { \
+	  echo "Installing icu-devtools (icupkg cuts the bundle's ICU data to collation)..."; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends icu-devtools; }
 	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/footnote.spec
 	$(BIN)/python packaging/make_deb.py --dist dist
 	$(BIN)/python packaging/make_tarball.py --dist dist

@@ -70,6 +70,10 @@ DROP = [
     r"(^|/)lib(cudart|cublas|cudnn|nvrtc|nvToolsExt|cufft|curand|cusparse|nccl|nvJitLink)[.-]",
     # Arrow Flight / S3 libraries pulled in by name (their Python modules are excluded)
     r"(^|/)libarrow(_python)?_(flight|s3)",
+    # the Python side of Substrait query plans and of Parquet encryption: nothing imports
+    # pyarrow.substrait or pyarrow.parquet.encryption, and pyarrow.dataset imports its
+    # encryption part in try/except (libarrow_substrait itself stays: pyarrow links it)
+    r"pyarrow/(_substrait\.|_(dataset_)?parquet_encryption\.|libarrow_python_parquet_encryption)",
     # Qt's own translations (5.8 MiB): Qt reads a .qm file only through a QTranslator, and the
     # app installs none (its UI is English; native file dialogs come from the desktop)
     r"PySide6/Qt/translations/",

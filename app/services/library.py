@@ -921,8 +921,12 @@ class Library:
             return self._retriever
 
     def warm_up(self) -> None:
-        """Load the embedder and retriever now (e.g. before a batch of searches)."""
+        """Load the embedder and retriever now (e.g. before a batch of searches), and run one
+        search, so the first question does not pay for what a search imports lazily
+        (LanceDB's full-text path imports its remote-table module on first use)."""
         self._get_retriever()
+        if self.store.count_chunks():
+            self.search("warm up", top_k=1)
         self.embedder.embed(["warm up"])
 
     def count_words(self) -> None:

@@ -14,7 +14,11 @@ from pathlib import Path
 from PyInstaller.utils.hooks import collect_dynamic_libs, collect_submodules
 
 _UNUSED = ("flight", "s3fs", "gcsfs", "hdfs", "azurefs", "orc", "cuda", "gandiva", "cpp_tests",
-           "tests", "interchange", "benchmark")  # fmt: skip
+           "tests", "interchange", "benchmark",
+           "substrait", "parquet_encryption")  # fmt: skip
+# Substrait query plans and Parquet encryption: neither LanceDB nor anything else in the app
+# imports pyarrow.substrait or pyarrow.parquet.encryption (libarrow_substrait stays: pyarrow's
+# core links it).
 
 
 def _wanted(name: str) -> bool:
@@ -28,7 +32,9 @@ hiddenimports = collect_submodules("pyarrow", filter=_wanted)
 binaries = [
     (src, dest)
     for src, dest in collect_dynamic_libs("pyarrow")
-    if not any(x in Path(src).name for x in ("flight", "_s3", "gandiva", "cpp_tests"))
+    if not any(
+        x in Path(src).name for x in ("flight", "_s3", "gandiva", "cpp_tests", "parquet_encryption")
+    )
 ]
 
 datas: list[tuple[str, str]] = []
