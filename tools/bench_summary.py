@@ -65,7 +65,7 @@ def main() -> int:
                 chunks[c.chunk_id].text[c.start : c.end] != c.quote or not c.rects
                 for c in answer.citations
             )
-            covered = {section_path(chunks[c.chunk_id])[0] for c in answer.citations}
+            covered = {(section_path(chunks[c.chunk_id]) or [""])[0] for c in answer.citations}
             print(
                 f"run {run}: {elapsed:.2f} s, kind={answer.kind}, "
                 f"sections covered {len(covered & set(sections))}/{len(sections)}, "
