@@ -84,8 +84,12 @@ class AskService:
         free_quotes: bool = False,
         evidence: EvidenceMode = "auto",
         max_tokens: int = MAX_TOKENS,
+        always_judge: bool = False,
     ) -> None:
+        """``always_judge``: ask the chat model for its judgement of every answer, even when
+        it could not change the status (``make train-verdict`` needs it in every row)."""
         self.library = library
+        self.always_judge = always_judge
         self.settings = settings or library.settings
         self.free_quotes = free_quotes
         self.evidence = evidence
@@ -394,8 +398,8 @@ class AskService:
         concepts: verdict.Concepts,
         model: ChatModel | None = None,
     ) -> Answer:
-        """GREEN only when the evidence covers the question; else YELLOW or a refusal."""
-        judgement = None if model is None else self._judgement(run, answer, bundle, model)
+        """GREEN only when the evidence covers the question; else YELLOW or a refusal. The
+        chat model's judgement is asked for only when it could change the status."""
         t0 = time.perf_counter()
         shown = [x for xs in bundle.source_sentences.values() for x in xs]
         result = verdict.check(
@@ -408,11 +412,16 @@ class AskService:
             languages=self._word_languages(),
             quote_context={x.text: x.context for x in shown if x.context},
         )
-        judged = verdict.apply(
+        run.timings["support"] = round(ms_since(t0), 2)
+        judgement = None
+        if model is not None and (
+            self.always_judge
+            or verdict.judgement_matters(answer, result, run.pairs, relevance=bundle.relevance)
+        ):
+            judgement = self._judgement(run, answer, bundle, model)
+        return verdict.apply(
             answer, result, run.pairs, judgement=judgement, relevance=bundle.relevance
         )
-        run.timings["support"] = round(ms_since(t0), 2)
-        return judged
 
     def _respond(self, run: AskRun, model: ChatModel, bundle: PromptBundle) -> Answer:
         """Generate → check → repair once if the citations failed → fall back if still unusable."""

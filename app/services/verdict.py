@@ -593,6 +593,46 @@ def cited_retrieval(
     return [h.rank for h in hits], [float(h.score) for h in hits]
 
 
+def answer_features(
+    answer: Answer,
+    result: SupportCheck,
+    pairs: Sequence[tuple[Source, Chunk]],
+    *,
+    judgement: float | None = None,
+    relevance: float | None = None,
+) -> dict[str, float]:
+    """The status model's row for a finished (not refused) answer (``status_model.features``)."""
+    ranks, scores = cited_retrieval(answer.citations, pairs)
+    return features(
+        result,
+        generated=answer.kind == "generated",
+        verified=answer.validation.status == "GREEN",
+        cited_ranks=ranks,
+        cited_scores=scores,
+        relevance=relevance,
+        n_citations=len(answer.citations),
+        other_language=other_language(answer.question, [c.quote for c in answer.citations]),
+        judgement=judgement,
+    )
+
+
+def judgement_matters(
+    answer: Answer,
+    result: SupportCheck,
+    pairs: Sequence[tuple[Source, Chunk]],
+    *,
+    relevance: float | None = None,
+    model: StatusModel | None = None,
+) -> bool:
+    """Whether asking the chat model for its judgement could change this answer's status
+    (:meth:`StatusModel.needs_judgement`); never for a refusal or an answer without
+    citations, whose status does not come from the model."""
+    if is_refusal(answer) or not answer.citations:
+        return False
+    x = answer_features(answer, result, pairs, relevance=relevance)
+    return (model or shipped()).needs_judgement(x, answer.validation.status == "GREEN")
+
+
 def apply(
     answer: Answer,
     result: SupportCheck,
@@ -627,19 +667,7 @@ def apply(
             answer.answer = refusal_text(result, UNREASONED[answer.answer])
         answer.validation = v.model_copy(update={"support": support})
         return answer
-    ranks, scores = cited_retrieval(answer.citations, pairs)
-    quotes = [c.quote for c in answer.citations]
-    x = features(
-        result,
-        generated=answer.kind == "generated",
-        verified=v.status == "GREEN",
-        cited_ranks=ranks,
-        cited_scores=scores,
-        relevance=relevance,
-        n_citations=len(answer.citations),
-        other_language=other_language(answer.question, quotes),
-        judgement=judgement,
-    )
+    x = answer_features(answer, result, pairs, judgement=judgement, relevance=relevance)
     p = model.probability(x) if answer.citations else 0.0
     support.features = x
     support.probability = round(p, 4)

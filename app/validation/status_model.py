@@ -219,6 +219,22 @@ class StatusModel:
             return "GREEN"
         return "YELLOW"
 
+    def needs_judgement(self, x: Mapping[str, float], verified: bool) -> bool:
+        """Whether the chat model's judgement could change the status of an answer whose
+        other features are ``x``: the status with the judgement at the lowest value seen in
+        training differs from the status at the highest. When it cannot, asking the model
+        (a few hundred milliseconds) would decide nothing."""
+        if "judgement" not in self.features:
+            return False
+        i = self.features.index("judgement")
+        low = self.low[i] if self.low else 0.0
+        high = self.high[i] if self.high else 1.0
+        statuses = set()
+        for value in (low, high):
+            y = {**x, "judgement": value, "has_judgement": 1.0}
+            statuses.add(self.status(self.probability(y), verified, y))
+        return len(statuses) > 1
+
     def weakest(self, x: Mapping[str, float], reasons: Sequence[str]) -> list[str]:
         """``reasons`` ordered by how much the signals each speaks for pulled the
         probability down (most first); reasons of no signal keep their place after."""

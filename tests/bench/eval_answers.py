@@ -314,7 +314,7 @@ def run_set(
     if not args.retrieval_only:
         from app.services.ask import AskService
 
-        ask = AskService(library, settings)
+        ask = AskService(library, settings, always_judge=True)  # every row has it
         t0 = time.perf_counter()
         library.warm_up()  # as the desktop does at start: embedder, retriever,
         library.count_words()  # the term index

@@ -315,3 +315,19 @@ def test_reload_model_follows_the_settings(lib: FakeLibrary, tmp_path: Path) -> 
     with pytest.raises(ModelLoadError, match="not found"):
         service.reload_model()
     assert isinstance(service.model, RemoteChatModel), "a bad file keeps the previous model"
+
+
+@pytest.mark.parametrize(("always", "matters", "asked"), [(False, False, 0), (False, True, 1),
+                                                          (True, False, 1)])  # fmt: skip
+def test_the_model_is_asked_for_its_judgement_only_when_it_could_change_the_status(
+    lib: FakeLibrary, monkeypatch: pytest.MonkeyPatch, always: bool, matters: bool, asked: int
+) -> None:
+    from app.services import verdict
+
+    monkeypatch.setattr(verdict, "judgement_matters", lambda *a, **k: matters)
+    model = ScriptedModel([GOOD])
+    a = AskService(lib, chat_model=model, always_judge=always).ask(
+        "How many channels does the Zephyr record?"
+    )
+    assert a.kind == "generated" and len(model.judged) == asked
+    assert ("judge" in a.timings_ms) == bool(asked)

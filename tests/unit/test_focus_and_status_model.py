@@ -155,3 +155,27 @@ def test_the_shipped_model_weighs_every_signal_the_check_gives() -> None:
     x = features(check, generated=False, verified=True, cited_ranks=[1], n_citations=1)
     assert set(x) == set(FEATURES)
     assert 0.0 < model.probability(x) < 1.0
+
+
+def test_the_judgement_is_needed_only_where_it_could_move_the_status() -> None:
+    from app.validation.status_model import StatusModel
+
+    model = StatusModel(
+        features=("coverage", "judgement", "has_judgement"),
+        mean=(0.5, 0.5, 1.0),
+        scale=(0.25, 0.25, 1.0),
+        coef=(2.0, 1.0, 0.0),
+        intercept=0.0,
+        green_at=0.9,
+        refuse_below=0.2,
+        low=(0.0, 0.2, 1.0),
+        high=(1.0, 0.8, 1.0),
+    )
+    clear = {"coverage": 1.0}  # GREEN whatever the model says: p >= 0.94 at its lowest
+    borderline = {"coverage": 0.85}  # GREEN only if the model says yes
+    hopeless = {"coverage": 0.0}  # refused whatever it says
+    assert not model.needs_judgement(clear, verified=True)
+    assert model.needs_judgement(borderline, verified=True)
+    assert not model.needs_judgement(hopeless, verified=True)
+    # an unverified answer is never GREEN: between YELLOW and YELLOW it decides nothing
+    assert not model.needs_judgement(borderline, verified=False)
