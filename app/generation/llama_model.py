@@ -119,6 +119,9 @@ class LlamaChatModel:
             path = self.path
             check_gguf_file(path)
             try:
+                # numpy.ctypeslib: llama.cpp reads logits with it (judge) and imports it only
+                # then; imported with the model, a first answer does not pay for it
+                import numpy.ctypeslib  # noqa: F401
                 from llama_cpp import Llama
             except ImportError as exc:  # pragma: no cover - installation problem
                 raise ModelLoadError(

@@ -293,8 +293,6 @@ class Session(QObject):
         asker = self.asker
 
         def work(_j: Job) -> None:
-            import numpy.ctypeslib  # noqa: F401  (llama.cpp reads the judgement's logits with it)
-
             import app.services.conversation  # noqa: F401  (what ask() imports first)
             from app.ui.pdf_viewer import mupdf
 
