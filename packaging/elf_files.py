@@ -97,6 +97,11 @@ def _file_offset(segments: list[_Segment], vaddr: int) -> int:
     raise ValueError(f"address {vaddr:#x} is in no loadable segment")
 
 
+def file_offset(data: bytes, vaddr: int) -> int:
+    """Where the loaded address ``vaddr`` of the ELF image ``data`` lies in the file."""
+    return _file_offset(_segments(data), vaddr)
+
+
 def _cstring(data: bytes, offset: int) -> str:
     end = data.index(b"\0", offset)
     return data[offset:end].decode("utf-8", "replace")

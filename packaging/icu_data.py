@@ -23,6 +23,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from elf_files import dynamic_names, file_offset
+
 KEEP_DIRS = ("coll/",)
 KEEP_ROOT = re.compile(r"[^/]+\.(?:icu|nrm|cfu|spp)$|(?:root|res_index|pool|likelySubtags"
                        r"|supplementalData|metadata)\.res$")  # fmt: skip
@@ -33,22 +35,13 @@ def kept(item: str) -> bool:
     return item.startswith(KEEP_DIRS) or ("/" not in item and bool(KEEP_ROOT.fullmatch(item)))
 
 
-def _symbol(lib: Path) -> tuple[str, int, int]:
+def _symbol(lib: Path, data: bytes) -> tuple[str, int, int]:
     """Name, file offset and size of the data blob ``lib`` exports (``icudt73_dat``)."""
     out = subprocess.run(["nm", "-S", "-D", str(lib)], capture_output=True, text=True, check=True)
     for line in out.stdout.splitlines():
         parts = line.split()
         if len(parts) == 4 and re.fullmatch(r"icudt\d+_dat", parts[3]):
-            addr, size = int(parts[0], 16), int(parts[1], 16)
-            sections = subprocess.run(
-                ["readelf", "-S", "-W", str(lib)], capture_output=True, text=True, check=True
-            ).stdout
-            for sec in re.finditer(
-                r"\]\s+\S+\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)", sections
-            ):
-                vaddr, off, sz = (int(g, 16) for g in sec.groups())
-                if vaddr <= addr < vaddr + sz:
-                    return parts[3], addr - vaddr + off, size
+            return parts[3], file_offset(data, int(parts[0], 16)), int(parts[1], 16)
     raise SystemExit(f"icu_data: no icudt*_dat symbol in {lib}")
 
 
@@ -58,13 +51,13 @@ def trim(lib: Path, out: Path) -> tuple[int, int]:
     icupkg, cc = shutil.which("icupkg"), shutil.which("cc") or shutil.which("gcc")
     if icupkg is None or cc is None:
         raise SystemExit("icu_data: needs icupkg (apt-get install icu-devtools) and a C compiler")
-    name, offset, size = _symbol(lib)
-    soname = re.search(r"SONAME\)\s+Library soname: \[(.+?)\]", subprocess.run(
-        ["readelf", "-d", str(lib)], capture_output=True, text=True, check=True).stdout)  # fmt: skip
+    image = lib.read_bytes()
+    name, offset, size = _symbol(lib, image)
+    soname = dynamic_names(lib)[0] or lib.name
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         data = t / f"{name.removesuffix('_dat')}l.dat"
-        data.write_bytes(lib.read_bytes()[offset : offset + size])
+        data.write_bytes(image[offset : offset + size])
         items = subprocess.run(
             [icupkg, "-l", str(data)], capture_output=True, text=True, check=True
         ).stdout.split()
@@ -78,9 +71,8 @@ def trim(lib: Path, out: Path) -> tuple[int, int]:
             f'{name}:\n.incbin "{cut}"\n.size {name}, .-{name}\n'
             '.section .note.GNU-stack,"",@progbits\n'
         )
-        so = soname.group(1) if soname else lib.name
         subprocess.run(
-            [cc, "-shared", "-nostdlib", f"-Wl,-soname,{so}", "-o", str(out), str(asm)],
+            [cc, "-shared", "-nostdlib", f"-Wl,-soname,{soname}", "-o", str(out), str(asm)],
             check=True,
         )
         return size, cut.stat().st_size
