@@ -201,8 +201,16 @@ def test_nothing_is_carried_over_that_the_question_names_already() -> None:
             "How do I change their font?",
             "How do I change the font of section titles?",
         ),
+        ("What does the memoir class do with chapter titles?", "Can I change them?",
+         "Can I change chapter titles?"),
+        # a plural pronoun for a singular focus: the focus made plural ("And" goes)
+        ("How do I declare an option in a class file?", "And how are they processed?",
+         "How are options in a class file processed?"),
+        ("Which battery does the e-bike use?", "How long do they last?",
+         "How long do the batteries last?"),
+        ("Which box should I buy?", "Are they recyclable?", "Are the boxes recyclable?"),
     ],
-)
+)  # fmt: skip
 def test_a_pronoun_is_replaced_by_a_noun_phrase_that_agrees_with_it(
     previous: str, question: str, understood: str
 ) -> None:
@@ -306,26 +314,3 @@ def test_a_german_question_that_stands_alone_is_left_untouched(question: str) ->
 )
 def test_an_activity_is_named_by_its_gerund(verb: str, gerund: str) -> None:
     assert _gerund(verb) == gerund
-
-
-@pytest.mark.parametrize(
-    ("previous", "follow_up", "understood"),
-    [
-        # a plural pronoun for a singular focus: the focus made plural, the leading "And" gone
-        (
-            "How do I declare an option in a class file?",
-            "And how are they processed?",
-            "How are options in a class file processed?",
-        ),
-        ("Which battery does the e-bike use?", "How long do they last?",
-         "How long do the batteries last?"),
-        ("Which box should I buy?", "Are they recyclable?", "Are the boxes recyclable?"),
-        # a plural focus stays as it is
-        ("What does the memoir class do with chapter titles?", "Can I change them?",
-         "Can I change chapter titles?"),
-    ],
-)  # fmt: skip
-def test_a_plural_pronoun_for_a_singular_thing_reads_as_a_plural(
-    previous: str, follow_up: str, understood: str
-) -> None:
-    assert rewrite_followup(follow_up, [Turn(previous, None)]) == understood
