@@ -280,23 +280,8 @@ class Store:
             if vectors is not None:
                 self.add_vectors(doc.doc_id, [c.chunk_id for c in parsed.chunks], vectors)
             replaced = [d.doc_id for d in self.find_by_path(doc.file)]
-            row = doc.model_copy(
-                update={
-                    "chunks": len(parsed.chunks),
-                    # "partial": some pages still being read by OCR (app.services.partial)
-                    "status": "ready"
-                    if vectors is not None
-                    else ("partial" if doc.status == "partial" else "indexed"),
-                    "ingested_at": doc.ingested_at or datetime.now(UTC),
-                }
-            )
-            table = document_table([row], [parsed.sections])
-            (
-                self._documents.merge_insert("file")
-                .when_matched_update_all()
-                .when_not_matched_insert_all()
-                .execute(table)
-            )
+            row = _stored_row(doc, len(parsed.chunks), embedded=vectors is not None)
+            self._upsert_documents(document_table([row], [parsed.sections]))
             for old in replaced:
                 self._delete_rows(old)
             return replaced
@@ -341,27 +326,22 @@ class Store:
                 for row in self._query_docs(where):
                     by_file.setdefault(row["file"], []).append(row["doc_id"])
             rows = [
-                d.model_copy(
-                    update={
-                        "chunks": len(p.chunks),
-                        "status": "ready"
-                        if v is not None
-                        else ("partial" if d.status == "partial" else "indexed"),
-                        "ingested_at": d.ingested_at or datetime.now(UTC),
-                    }
-                )
+                _stored_row(d, len(p.chunks), embedded=v is not None)
                 for d, (p, v) in zip(docs, items, strict=True)
             ]
-            table = document_table(rows, [p.sections for p, _ in items])
-            (
-                self._documents.merge_insert("file")
-                .when_matched_update_all()
-                .when_not_matched_insert_all()
-                .execute(table)
-            )
+            self._upsert_documents(document_table(rows, [p.sections for p, _ in items]))
             replaced = [by_file.get(d.file, []) for d in docs]
             self._delete_docs_rows(sorted({doc_id for ids_ in replaced for doc_id in ids_}))
             return replaced
+
+    def _upsert_documents(self, table: pa.Table) -> None:
+        """Write documents rows, keyed by file: the commit marker of an ingest."""
+        (
+            self._documents.merge_insert("file")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute(table)
+        )
 
     def _delete_docs_rows(self, doc_ids: Sequence[str]) -> None:
         """Chunks and vectors of ``doc_ids``, deleted where there are any (a delete that
@@ -901,3 +881,18 @@ class Store:
         columns = [*CHUNK_COLUMNS, "charmap"] if charmap else CHUNK_COLUMNS
         q = self._chunks.search().where(where).select(columns)
         return [row_to_chunk(r) for r in q.limit(None).to_arrow().to_pylist()]
+
+
+def _stored_row(doc: Document, chunks: int, *, embedded: bool) -> Document:
+    """The ``documents`` row an ingest commits for ``doc``: "ready" with vectors, else
+    "partial" while OCR still reads some pages (app.services.partial), else "indexed"."""
+    status: DocStatus = (
+        "ready" if embedded else ("partial" if doc.status == "partial" else "indexed")
+    )
+    return doc.model_copy(
+        update={
+            "chunks": chunks,
+            "status": status,
+            "ingested_at": doc.ingested_at or datetime.now(UTC),
+        }
+    )
