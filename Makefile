@@ -57,6 +57,11 @@ run: setup
 	$(BIN)/python -m app
 
 test: setup
+	@# icupkg: the installer's ICU cut (packaging/icu_data.py) is tested with the real tool
+	@command -v icupkg >/dev/null 2>&1 || { \
+	  echo "Installing icu-devtools (icupkg, for the installer's ICU test)..."; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends icu-devtools; } \
+	  || echo "WARNING: no icupkg: the installer's ICU test is skipped." >&2
 	$(BIN)/python -m pytest
 
 lint: setup
