@@ -39,6 +39,15 @@ DEFAULT_MAX_SEQ_LENGTH = 192
 # dynamic quantisation scales activations per call, so a text's vector depends on what it
 # is batched with (0.971 cosine alone vs next to a long outlier): off by default.
 DEFAULT_QUANTIZE = False
+# "auto": bfloat16 matrix products where the CPU computes them natively (AVX512-BF16 or AMX),
+# float32 elsewhere. On this machine's AVX512-BF16 cores, 640 real-corpus passages took 10.4 s
+# against 19.2 s in float32 (1.85x), and every vector kept cosine >= 0.9999 to its float32 one
+# (mean 0.99998). Weights stay float32 and only the products run in bfloat16 (torch.autocast),
+# so unlike int8 a text's vector does not depend on what it is batched with, and vectors from
+# both precisions mix in one library: the name does not change. Without native support the
+# products would be emulated, slower than float32, so "auto" keeps float32 there.
+PRECISIONS = ("auto", "float32", "bfloat16")
+DEFAULT_PRECISION = "auto"
 SMALL_INPUT = 2  # texts per call embedded on one thread (queries)
 
 
@@ -48,6 +57,16 @@ def _default_threads() -> int:
     with contextlib.suppress(AttributeError, OSError):
         n = len(os.sched_getaffinity(0))
     return max(1, n)
+
+
+def native_bfloat16() -> bool:
+    """Whether this CPU multiplies bfloat16 matrices in hardware (AVX512-BF16 or AMX tiles)."""
+    import torch
+
+    try:
+        return bool(torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
+    except (AttributeError, RuntimeError):  # a torch without these probes: assume not
+        return False
 
 
 class SentenceTransformerEmbedder:
@@ -66,7 +85,10 @@ class SentenceTransformerEmbedder:
         max_seq_length: int | None = DEFAULT_MAX_SEQ_LENGTH,
         quantize: bool = DEFAULT_QUANTIZE,
         threads: int | None = None,
+        precision: str = DEFAULT_PRECISION,
     ) -> None:
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
         self.is_default = path is None
         self.path = Path(path).expanduser() if path is not None else default_embedder_path()
         _check_folder(self.path)
@@ -74,6 +96,8 @@ class SentenceTransformerEmbedder:
         self.max_seq_length = max_seq_length
         self.quantize = quantize
         self.threads = threads or _default_threads()
+        self.precision = precision
+        self.bfloat16 = False  # decided when the model loads (probing the CPU imports torch)
         base = DEFAULT_EMBEDDER_NAME if self.is_default else self.path.name
         # The name keys stored vectors: a different reading of the text (token cap,
         # int8 weights) gives different vectors, so it must give a different name.
@@ -123,6 +147,9 @@ class SentenceTransformerEmbedder:
                 model.max_seq_length = self.max_seq_length
             if self.quantize:
                 model = _quantize(model)
+            self.bfloat16 = not self.quantize and (
+                self.precision == "bfloat16" or (self.precision == "auto" and native_bfloat16())
+            )
             dim = model.get_embedding_dimension()
             if not dim:
                 raise ModelLoadError(
@@ -130,11 +157,12 @@ class SentenceTransformerEmbedder:
                 )
             self._dim = int(dim)
             logger.info(
-                "embedder %s loaded (dim %d, max_seq_length %s, %d threads)",
+                "embedder %s loaded (dim %d, max_seq_length %s, %d threads, %s products)",
                 self.name,
                 self._dim,
                 model.max_seq_length,
                 self.threads,
+                "bfloat16" if self.bfloat16 else "float32",
             )
             self._model = model
             return model
@@ -171,7 +199,12 @@ class SentenceTransformerEmbedder:
         # largest (slowest) batch runs first so progress estimates err on the safe side.
         order = sorted(range(len(items)), key=lambda i: -len(items[i]))
         out = np.empty((len(items), self._dim), dtype=np.float32)
-        with torch.inference_mode():
+        products = (
+            torch.autocast("cpu", dtype=torch.bfloat16)
+            if self.bfloat16
+            else contextlib.nullcontext()
+        )
+        with torch.inference_mode(), products:
             for start in range(0, len(order), bs):
                 idx = order[start : start + bs]
                 vecs = model.encode(

@@ -201,3 +201,27 @@ def test_int8_embedder_stays_close_to_fp32(shared_embedder: Embedder) -> None:
     cos = np.sum(q.embed(texts) * shared_embedder.embed(texts), axis=1)
     # measured on these sentences: mean 0.987, min 0.976 (why int8 is opt-in)
     assert cos.mean() >= 0.98 and cos.min() >= 0.97, cos
+
+
+def test_bfloat16_products_give_the_float32_vectors_and_ranking() -> None:
+    """The bfloat16 products ("auto" on a CPU with native support) change no vector a search
+    could tell apart: every cosine to the float32 vector >= 0.999, each question ranks the
+    same sentence first, and a text's vector does not depend on its batch (unlike int8)."""
+    facts = list(MANUAL_FACTS.values())
+    sentences = [f.sentence for f in facts]
+    questions = [f.question for f in facts]
+    full = SentenceTransformerEmbedder(precision="float32")
+    half = SentenceTransformerEmbedder(precision="bfloat16")
+    assert half.name == full.name  # the same vectors: a library may hold both
+    f_s, h_s = full.embed(sentences), half.embed(sentences)
+    assert half.bfloat16 and not full.bfloat16
+    cos = np.sum(f_s * h_s, axis=1)
+    assert cos.min() >= 0.999, cos
+    assert np.allclose(np.linalg.norm(h_s, axis=1), 1.0, atol=1e-4)
+    f_q, h_q = full.embed(questions), half.embed(questions)
+    assert ((f_q @ f_s.T).argmax(axis=1) == (h_q @ h_s.T).argmax(axis=1)).all()
+    alone = half.embed([sentences[0]])[0]
+    beside_long = half.embed([sentences[0], "word " * 400])[0]
+    assert float(alone @ beside_long) >= 0.999
+    with pytest.raises(ValueError, match="precision"):
+        SentenceTransformerEmbedder(precision="float16")
