@@ -146,9 +146,11 @@ class EmbedPool:
         source = iter(items)
         try:
             while True:
-                # At most one item per stream read ahead of the caller: a cancel the caller
-                # sees in a result stops the source within a batch or two.
-                while len(pending) < self.streams:
+                # One item per stream in work and one queued behind it: a stream whose batch
+                # ends first (a shorter one) starts the next at once instead of waiting for
+                # the caller to take the batch before it. A cancel the caller sees in a result
+                # still stops the source within two batches per stream.
+                while len(pending) < 2 * self.streams:
                     item = next(source, None)
                     if item is None:
                         break

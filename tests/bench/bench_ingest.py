@@ -222,6 +222,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--int8", action=argparse.BooleanOptionalAction, default=None, help="int8 embedder"
     )
+    ap.add_argument(
+        "--precision",
+        choices=("auto", "float32", "bfloat16"),
+        default=None,
+        help="the embedder's matrix products (default: the app's, auto)",
+    )
     ap.add_argument("--keep", type=Path, default=None, help="keep the library in this folder")
     ap.add_argument(
         "--reuse", type=Path, default=None, help="skip ingest: measure a library kept by --keep"
@@ -238,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     kwargs: dict[str, Any] = {} if args.int8 is None else {"quantize": args.int8}
     if args.max_seq_length:
         kwargs["max_seq_length"] = args.max_seq_length
+    if args.precision:
+        kwargs["precision"] = args.precision
     inner = SentenceTransformerEmbedder(**kwargs)
     t0 = time.perf_counter()
     inner.embed(["warm up"])

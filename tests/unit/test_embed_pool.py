@@ -61,7 +61,7 @@ def test_results_come_back_in_order_from_two_streams() -> None:
     assert embedder.seen_threads == {1} and len(embedder.callers) == 2
 
 
-def test_the_source_is_read_at_most_one_item_per_stream_ahead() -> None:
+def test_the_source_is_read_at_most_two_items_per_stream_ahead() -> None:
     read: list[int] = []
 
     def source():
@@ -72,8 +72,36 @@ def test_the_source_is_read_at_most_one_item_per_stream_ahead() -> None:
     with EmbedPool(TwoThreadEmbedder(), batch=4) as pool:
         results = pool.map(source())
         next(results)
-        assert len(read) <= 3  # the first, and one per stream ahead of the caller
+        assert len(read) <= 5  # the first, then one in work and one queued per stream
         results.close()
+
+
+def test_a_stream_that_ends_first_does_not_wait_for_the_batch_before_it() -> None:
+    """Batch 0 is slow, the rest quick: the other stream embeds batches 1, 2, 3... while
+    batch 0 is still in work, instead of idling until the caller has taken batch 0."""
+    started: list[int] = []
+    release = threading.Event()
+
+    class SlowFirst(TwoThreadEmbedder):
+        def embed(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray:
+            n = int(texts[0].split()[1])
+            started.append(n)
+            if n == 0:
+                release.wait(5)
+            return super().embed(texts, batch_size=batch_size)
+
+    items = [(i, [f"text {i}"]) for i in range(6)]
+    with EmbedPool(SlowFirst(), batch=4) as pool:
+        results = pool.map(items)
+        first = threading.Thread(target=lambda: next(results))
+        first.start()
+        deadline = time.monotonic() + 5
+        while len(started) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert 0 in started and len(started) >= 3  # batch 2 began while batch 0 was in work
+        release.set()
+        first.join()
+        assert [k for k, _ in results] == [1, 2, 3, 4, 5]
 
 
 def test_ahead_vectors_are_taken_once_and_a_failure_ahead_is_dropped() -> None:
