@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from app.core import importlog
+from app.core import importlog, memory
 from app.core.formats import is_supported_name
 
 # Options only the desktop app understands (app.ui.main); Qt's own start with -platform.
@@ -37,6 +37,7 @@ PARSE_WORKER_ARG = "--footnote-parse-worker"
 
 def run(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    memory.limit_malloc_arenas()  # before any thread allocates (app.core.memory)
     importlog.install()  # FOOTNOTE_IMPORT_LOG=DIR: what this process loaded, written at exit
     if args[:1] == [PARSE_WORKER_ARG]:
         from app.ingest.worker import child_main
