@@ -295,7 +295,7 @@ class ScriptedModel:
     def cache_prefix(self, messages: list[dict[str, str]]) -> None:
         self.cached.append(messages)
 
-    def judge(self, messages: list[dict[str, str]], reply: str, query: str) -> float | None:
+    def judge(self, messages: list[dict[str, str]], reply: str | None, query: str) -> float | None:
         """No logits here: a scripted model has no judgement of its own."""
         self.judged.append(query)
         return None

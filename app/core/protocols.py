@@ -102,12 +102,12 @@ class ChatModel(Protocol):
         """
         ...
 
-    def judge(self, messages: list[dict[str, str]], reply: str, query: str) -> float | None:
-        """The model's own judgement of its ``reply`` to ``messages``: the probability it
-        gives to "yes" (against "no") as the first word of its answer to ``query`` asked
-        next ("Do the passages answer the question?"), read from its logits, the prompt it
-        has already processed reused from its cache. None where the logits are out of
-        reach (a server). Raises ``GenerationError`` on failure."""
+    def judge(self, messages: list[dict[str, str]], reply: str | None, query: str) -> float | None:
+        """The model's own judgement: the probability it gives to "yes" (against "no") as
+        the first word of its answer to ``query`` ("Do the passages answer the question?")
+        asked after ``messages`` and, unless None, its ``reply`` to them; read from its
+        logits, the prompt it has already processed reused from its cache. None where the
+        logits are out of reach (a server). Raises ``GenerationError`` on failure."""
         ...
 
 

@@ -224,12 +224,17 @@ class LlamaChatModel:
                 "warmed %d prompt tokens in %.0f ms", len(tokens), (time.perf_counter() - t0) * 1000
             )
 
-    def judge(self, messages: list[dict[str, str]], reply: str, query: str) -> float | None:
-        """P("yes") of the model's first word after ``query`` follows its ``reply``: only
-        the tokens after what the cache already holds (the prompt, usually) are evaluated."""
+    def judge(self, messages: list[dict[str, str]], reply: str | None, query: str) -> float | None:
+        """P("yes") of the model's first word after ``query`` follows its ``reply`` (or, with
+        ``reply`` None, the prompt itself): only the tokens after what the cache already holds
+        are evaluated. After an answer the cache holds its prompt, so a judgement of the
+        prompt evaluates the query alone; a reply is tokenised anew (its text, not the
+        forced JSON it was decoded as) and evaluated with the query."""
         with self._lock:
             self.warm_up()
-            turns = [*messages, {"role": "assistant", "content": reply}]
+            turns = [*messages]
+            if reply is not None:
+                turns.append({"role": "assistant", "content": reply})
             tokens = self.tokenize_chat([*turns, {"role": "user", "content": query}])
             if len(tokens) + 8 > self.n_ctx:
                 return None

@@ -92,7 +92,7 @@ class RemoteChatModel:
     def cache_prefix(self, messages: list[dict[str, str]]) -> None:
         """The server keeps its own prompt cache."""
 
-    def judge(self, messages: list[dict[str, str]], reply: str, query: str) -> float | None:
+    def judge(self, messages: list[dict[str, str]], reply: str | None, query: str) -> float | None:
         """None: servers report token probabilities in ways of their own (or not at all), so
         the status model weighs the other signals alone for a server's answers."""
         return None

@@ -376,14 +376,18 @@ class AskService:
     def _judgement(
         self, run: AskRun, answer: Answer, bundle: PromptBundle, model: ChatModel
     ) -> float | None:
-        """The chat model's own P("yes") that its cited passages answer the question (a
-        signal of the status model); None for a refusal or when the model gives none."""
+        """The chat model's own P("yes") that the passages it was given answer the question
+        (a signal of the status model); None for a refusal or when the model gives none.
+
+        Asked of the prompt, not of the reply: the prompt is still in the model's cache
+        after answering, so only the ~30 tokens of the query are evaluated (the reply's
+        text would be tokenised anew and evaluated too, ~100 more)."""
         if verdict.is_refusal(answer) or not answer.citations:
             return None
         t0 = time.perf_counter()
         try:
             with self._gen_lock:
-                p = model.judge(bundle.messages, answer.answer, JUDGE_QUERY.format(q=run.question))
+                p = model.judge(bundle.messages, None, JUDGE_QUERY.format(q=run.question))
         except GenerationError:
             logger.exception("the model's judgement failed; the status is judged without it")
             return None

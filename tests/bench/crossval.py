@@ -115,7 +115,7 @@ def cross_validate(
             {
                 "fold": fold,
                 "documents": sorted({o.doc for o in test}),
-                "params": params,
+                "params": _shown(params),
                 **headline(summarize(held, ks)),
             }
         )
@@ -125,6 +125,14 @@ def cross_validate(
         "folds": per_fold,
         "pooled": headline(summarize(scored, ks)),
     }
+
+
+def _shown(params: Any) -> Any:
+    """A fold's fitted parameters as its JSON report holds them: a number as it is, a status
+    model by its two thresholds (its weights are printed by ``make train-verdict``)."""
+    if isinstance(params, StatusModel):
+        return {"green_at": params.green_at, "refuse_below": params.refuse_below}
+    return params
 
 
 def _pct(x: float | None) -> str:

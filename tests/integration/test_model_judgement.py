@@ -29,3 +29,29 @@ def test_the_judgement_is_a_probability_and_reuses_the_processed_prompt() -> Non
     assert again == first
     other = model.judge(messages, "It weighs 23.4 kg [1].", QUERY.format(q="Who built it?"))
     assert other is not None and other != first
+
+
+def test_a_judgement_of_the_prompt_evaluates_only_the_query_after_it() -> None:
+    """What the ask service asks: after answering, the prompt is in the cache, so judging
+    whether the passages answer the question evaluates the query's tokens alone."""
+    model = LlamaChatModel()
+    messages = _messages("The bike weighs 23.4 kg with its battery.", "How heavy is the bike?")
+    model.cache_prefix(messages)  # the whole prompt, as answering leaves it in the cache
+    query = QUERY.format(q="How heavy is the bike?")
+    query_tokens = len(model._llm.tokenize(query.encode("utf-8"), add_bos=False))
+    evaluated: list[int] = []
+    real_eval = model._llm.eval
+
+    def counting_eval(tokens):
+        evaluated.append(len(tokens))
+        return real_eval(tokens)
+
+    model._llm.eval = counting_eval
+    try:
+        p = model.judge(messages, None, query)
+    finally:
+        model._llm.eval = real_eval
+    assert p is not None and 0.0 < p < 1.0
+    assert len(evaluated) == 1 and evaluated[0] <= query_tokens + 12, (evaluated, query_tokens)
+    with_reply = model.judge(messages, "It weighs 23.4 kg [1].", query)
+    assert with_reply is not None and with_reply != p  # the reply is read when given

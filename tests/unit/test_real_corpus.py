@@ -351,6 +351,10 @@ def test_the_status_model_lever_learns_the_signal_and_picks_both_thresholds() ->
     assert good.status == "GREEN" and good.citations
     assert bad.kind == "refusal" and bad.status == "REFUSED" and not bad.citations
     assert bad.judged  # the refused answer keeps what it had cited, for the next fit
+    # the cross-validation report of this lever is written as JSON by make eval SET=real
+    report = cross_validate([*train, good, bad], {"a.pdf": 0, "b.pdf": 1}, 2, lever)
+    shown = json.loads(json.dumps(report))["folds"][0]["params"]
+    assert set(shown) == {"green_at", "refuse_below"}
 
 
 def test_a_refused_answer_is_answered_again_when_a_model_accepts_it() -> None:
