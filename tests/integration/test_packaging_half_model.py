@@ -32,8 +32,12 @@ def test_the_half_precision_copy_is_half_the_size_and_embeds_the_same(tmp_path: 
     weights = half_model.WEIGHTS
     assert (dst / weights).stat().st_size < 0.55 * (src / weights).stat().st_size
     assert sorted(p.name for p in dst.iterdir()) == sorted(p.name for p in src.iterdir())
-    full = SentenceTransformerEmbedder(src).embed(TEXTS)
-    half = SentenceTransformerEmbedder(dst)
+    # What the stored precision changes, seen in float32 products: nothing a search can tell.
+    full = SentenceTransformerEmbedder(src, precision="float32").embed(TEXTS)
+    half = SentenceTransformerEmbedder(dst, precision="float32")
     assert half.dim == 384
     cos = np.sum(full * half.embed(TEXTS), axis=1)  # both normalised
     assert cos.min() > 0.99999, cos
+    # As the installed app embeds (bfloat16 products where the CPU has them): still the same.
+    app_cos = np.sum(full * SentenceTransformerEmbedder(dst).embed(TEXTS), axis=1)
+    assert app_cos.min() > 0.9995, app_cos
