@@ -43,6 +43,7 @@ from app.core.config import Settings
 from app.core.models import Chunk, Document
 from app.core.progress import Progress, Stage
 from app.retrieval import HybridRetriever, SentenceTransformerEmbedder
+from app.retrieval.embedder import PRECISIONS
 from app.services.library import Library
 from app.store import Store
 from tests.bench.common import RecordingEmbedder, evaluate, pct, peak_rss_mb, synthetic_copy
@@ -224,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--precision",
-        choices=("auto", "float32", "bfloat16"),
+        choices=PRECISIONS,
         default=None,
         help="the embedder's matrix products (default: the app's, auto)",
     )
