@@ -259,6 +259,11 @@ class Answer(BaseModel):
         description="A follow-up question as understood with the previous turns (what was "
         "searched and checked); None when the question stands alone.",
     )
+    context: str | None = Field(
+        default=None,
+        description="In a conversation, the previous question as understood: the passages "
+        "were searched with it as well as with this question. None for a first question.",
+    )
     mode: AnswerMode
     kind: AnswerKind = Field(
         default="generated",

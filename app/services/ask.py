@@ -208,11 +208,16 @@ class AskService:
         on_token: TokenCallback | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        context: str | None = None,
     ) -> Answer:
+        """Answer ``question``. ``context``: the previous question of a conversation, as
+        understood; the passages are then searched with it as well
+        (:func:`~app.services.ask_steps.conversation_search`). Citations can still only name
+        the passages retrieved, and the check judges them against ``question`` alone."""
         with self._asking_lock:
             self._asking += 1
         try:
-            return self._ask(question, doc_ids, top_k, on_token, on_progress, cancel)
+            return self._ask(question, doc_ids, top_k, on_token, on_progress, cancel, context)
         finally:
             with self._asking_lock:
                 self._asking -= 1
@@ -225,11 +230,13 @@ class AskService:
         on_token: TokenCallback | None,
         on_progress: ProgressCallback | None,
         cancel: CancelToken | None,
+        context: str | None = None,
     ) -> Answer:
         run = AskRun(
             question=question.strip(),
             top_k=top_k or self.settings.top_k,
             doc_ids=doc_ids,
+            context=context,
             on_token=on_token,
             progress=on_progress or no_progress,
             cancel=CancelToken.any_of(cancel),

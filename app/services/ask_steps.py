@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.core.errors import GenerationError
-from app.core.models import Answer, Chunk, RawAnswer, Source
+from app.core.models import Answer, Chunk, RawAnswer, SearchHit, Source
 from app.core.progress import (
     CancelToken,
     Progress,
@@ -35,6 +35,7 @@ from app.generation.prompt import (
     Similarity,
     support_share,
 )
+from app.retrieval.fusion import reciprocal_rank_fusion
 from app.services.answers import (
     REFUSAL_TEXT,
     extractive_answer,
@@ -68,6 +69,7 @@ class AskRun:
     question: str
     top_k: int
     doc_ids: Sequence[str] | None = None
+    context: str | None = None  # the conversation's previous question (see conversation_search)
     on_token: TokenCallback | None = None
     progress: ProgressCallback = no_progress
     cancel: CancelToken = field(default_factory=CancelToken)
@@ -133,10 +135,46 @@ class Attempt:
 
 
 # --- retrieve → select ---------------------------------------------------------------------
+def conversation_search(
+    library: AskLibrary,
+    question: str,
+    *,
+    context: str | None,
+    top_k: int,
+    doc_ids: Sequence[str] | None = None,
+) -> tuple[list[SearchHit], dict[str, float]]:
+    """The passages for ``question`` asked after ``context`` (the conversation's previous
+    question as understood; None: the first question, searched alone).
+
+    Two searches, fused by reciprocal rank: the question alone, and the previous question and
+    this one together. Which questions lean on the one before cannot be told reliably by
+    rules ("what's the default fill threshold for the incremental kind?" names no pronoun),
+    so every question after the first is searched both ways: a follow-up finds the pages of
+    the topic it continues through the joint search, and a question on a new topic keeps its
+    own best passages through the first. Equal weights, the usual RRF constant: nothing here
+    was fitted. ``tests/bench/eval_conversations.py`` measures both effects (the follow-ups'
+    page recall, and questions that change document after a turn about another).
+    """
+    hits, timings = library.search(question, top_k=top_k, doc_ids=doc_ids)
+    if not context or not context.strip() or context.strip() == question.strip():
+        return hits, timings
+    joint, more = library.search(f"{context.strip()} {question}", top_k=top_k, doc_ids=doc_ids)
+    by_id = {h.chunk_id: h for h in (*hits, *joint)}
+    fused = reciprocal_rank_fusion(
+        [([h.chunk_id for h in hits], 1.0), ([h.chunk_id for h in joint], 1.0)]
+    )
+    order = sorted(by_id, key=lambda cid: -fused[cid])[:top_k]  # stable: ties keep first-seen
+    ranked = [by_id[cid].model_copy(update={"rank": i}) for i, cid in enumerate(order, start=1)]
+    merged = {k: timings.get(k, 0.0) + more.get(k, 0.0) for k in {*timings, *more}}
+    return ranked, merged
+
+
 def retrieve(run: AskRun, library: AskLibrary) -> bool:
     """Search the library; sets ``run.sources``. False when nothing matched at all."""
     run.progress(Progress(Stage.RETRIEVE, 0, 1, message="Searching your documents"))
-    hits, rt = library.search(run.question, top_k=run.top_k, doc_ids=run.doc_ids)
+    hits, rt = conversation_search(
+        library, run.question, context=run.context, top_k=run.top_k, doc_ids=run.doc_ids
+    )
     run.timings["retrieve"] = round(float(rt.get("total", 0.0)), 1)
     run.progress(Progress(Stage.RETRIEVE, 1, 1))
     if not hits:

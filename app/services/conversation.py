@@ -4,7 +4,10 @@ turns before it. The desktop window and ``footnote chat`` both ask through this.
 A follow-up ("How old are most of them?") is rewritten into a standalone question by a
 :class:`~app.core.protocols.QuestionRewriter` (by rules for the embedded model), and *that*
 question is what the ask service searches, prompts with and checks: the answer's citations
-can only name passages retrieved for the question as understood. The answer keeps the
+can only name passages retrieved for the question as understood. Every question after the
+first is also searched together with the previous one (``context``: see
+:func:`~app.services.ask_steps.conversation_search`), since rules cannot tell every
+follow-up from a new question; the answer records it in ``context``. The answer keeps the
 question as typed in ``question`` and the rewritten one in ``understood_as`` (None when the
 question stood alone and was asked exactly as typed).
 """
@@ -39,6 +42,7 @@ class Asker(Protocol):
         on_token: TokenCallback | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        context: str | None = None,
     ) -> Answer: ...
 
 
@@ -71,6 +75,14 @@ class Conversation:
         understood = understood.strip()
         return None if understood == question.strip() else understood
 
+    def context(self, question: str) -> str | None:
+        """The previous question as understood, which ``question`` is searched with too
+        (None: the first question, or a request for a summary, which names its document)."""
+        if not self.turns or summary_request(question) is not None:
+            return None
+        last = self.turns[-1]
+        return last.understood_as or last.question
+
     def ask(
         self,
         question: str,
@@ -86,6 +98,7 @@ class Conversation:
         understood = self.understand(typed) if typed else None
         if understood is not None:
             logger.info("follow-up understood as %r", understood)
+        context = self.context(typed) if typed else None
         answer = self.asker.ask(
             understood or typed,
             doc_ids=doc_ids,
@@ -93,8 +106,10 @@ class Conversation:
             on_token=on_token,
             on_progress=on_progress,
             cancel=cancel,
+            context=context,
         )
         answer.question = typed
         answer.understood_as = understood
+        answer.context = context
         self.turns.append(answer)
         return answer

@@ -2,16 +2,23 @@
 
 Over ``tests/bench/real/conversations.jsonl`` (two- and three-turn conversations over the real
 corpus's development documents, written blind by a helper who had not seen the code), every
-conversation is replayed through :meth:`app.services.conversation.Conversation.understand`, the
-rewriting the window and ``footnote chat`` use, turn by turn. Then the last question is searched
-three ways and the rank of its evidence page recorded:
+conversation is replayed through :class:`app.services.conversation.Conversation` (the
+rewriting the window and ``footnote chat`` use), turn by turn. Then the last question is searched
+four ways and the rank of its evidence page recorded:
 
-- as understood (what Footnote searches),
+- as Footnote searches it: as understood, and with the previous question
+  (:func:`app.services.ask_steps.conversation_search`),
+- as understood alone (the rewriting rules without the joint search),
 - as typed (what Footnote searched before follow-ups were understood),
 - as the writer wrote it out in full (``written_out``: the yardstick).
 
 It prints page recall@5 of each, how many follow-ups were rewritten, and how many standalone last
 questions were (wrongly) rewritten. Retrieval only: no answer is generated.
+
+Searching with the previous question could cost a question that changes the subject, so
+``--switches N`` also asks N questions of the real corpus's development set each after an
+unrelated question about another document, and prints their page recall@5 searched alone and as
+Footnote searches them in a conversation.
 
     python -m tests.bench.eval_conversations [--library DIR]
 """
@@ -79,17 +86,55 @@ def load_conversations(
     return read_jsonl(path, parse)
 
 
-def understood_last(case: ConversationCase) -> str | None:
-    """The last question as the conversation understands it (None: asked as typed)."""
+def replay(questions: Sequence[str]) -> tuple[str | None, str | None]:
+    """The last of ``questions`` as the conversation understands it (None: asked as typed),
+    and the previous question it is searched with (:meth:`Conversation.context`)."""
     from app.services.conversation import Conversation
 
     conversation = Conversation(asker=None)  # type: ignore[arg-type]  # only understand() runs
-    for turn in case.turns[:-1]:
-        meant = conversation.understand(turn.question)
-        conversation.turns.append(  # what understand() reads of an answer
-            SimpleNamespace(question=turn.question, understood_as=meant)  # type: ignore[arg-type]
+    for question in questions[:-1]:
+        meant = conversation.understand(question)
+        conversation.turns.append(  # what understand() and context() read of an answer
+            SimpleNamespace(question=question, understood_as=meant)  # type: ignore[arg-type]
         )
-    return conversation.understand(case.turns[-1].question)
+    return conversation.understand(questions[-1]), conversation.context(questions[-1])
+
+
+def understood_last(case: ConversationCase) -> str | None:
+    """The last question as the conversation understands it (None: asked as typed)."""
+    return replay([t.question for t in case.turns])[0]
+
+
+TOP_K = 8
+
+
+def switches(
+    library: Any, doc_ids: dict[str, str], n: int, search: Any, seed: int = 7
+) -> tuple[int, int, int, int]:
+    """``n`` answerable development questions, each asked after a random question about
+    another document: (n, page hits@5 asked alone, page hits@5 in the conversation, how many
+    were rewritten as follow-ups)."""
+    import random
+
+    docs = real_corpus.load_manifest()
+    questions = [
+        q
+        for q in real_corpus.load_real_questions(real_corpus.HERE / "questions.jsonl", docs)
+        if q.answerable and q.page is not None
+    ]
+    rnd = random.Random(seed)
+    alone = talk = rewritten_n = 0
+    chosen = rnd.sample(questions, min(n, len(questions)))
+    for q in chosen:
+        before = rnd.choice([p for p in questions if p.document != q.document])
+        understood, context = replay([before.question, q.question])
+        rewritten_n += understood is not None
+        target = doc_ids.get(q.document)
+        hits = library.search(q.question, top_k=TOP_K)[0]
+        alone += gold_rank(hits[:5], target, q.page) is not None
+        hits = search(library, understood or q.question, context=context, top_k=TOP_K)[0]
+        talk += gold_rank(hits[:5], target, q.page) is not None
+    return len(chosen), alone, talk, rewritten_n
 
 
 @dataclass
@@ -114,6 +159,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tests.bench.eval_conversations")
     p.add_argument("--library", type=Path, default=None, help="Library folder to build or reuse.")
     p.add_argument("--out", type=Path, default=Path("bench-results/eval-conversations.json"))
+    p.add_argument(
+        "--switches",
+        type=int,
+        default=200,
+        metavar="N",
+        help="Questions asked after a question about another document (0: none).",
+    )
     which = p.add_mutually_exclusive_group()
     which.add_argument(
         "--heldout",
@@ -128,6 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     from app.core.config import Settings
+    from app.services.ask_steps import conversation_search
     from app.services.library import Library
     from tests.bench.eval_answers import build_library, library_dir
 
@@ -147,15 +200,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         doc_ids = build_library(library, [corpus / d.file for d in docs])
         for case in cases:
             last = case.turns[-1]
-            understood = understood_last(case)
+            understood, context = replay([t.question for t in case.turns])
             row = Row(case.id, case.kind, last.question, understood)
             asked = {"typed": last.question, "understood": understood or last.question}
             if case.written_out is not None:
                 asked["written_out"] = case.written_out
             for how, text in asked.items():
-                hits = library.search(text, top_k=8)[0]
+                hits = library.search(text, top_k=TOP_K)[0]
                 row.ranks[how] = gold_rank(hits, doc_ids.get(case.document), last.page)
+            hits = conversation_search(
+                library, understood or last.question, context=context, top_k=TOP_K
+            )[0]
+            row.ranks["footnote"] = gold_rank(hits, doc_ids.get(case.document), last.page)
             rows.append(row)
+        switched = (
+            switches(library, doc_ids, args.switches, conversation_search)
+            if args.switches
+            else None
+        )
 
     follow = [r for r in rows if r.kind == "follow-up"]
     alone = [r for r in rows if r.kind == "standalone"]
@@ -165,15 +227,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"  follow-ups rewritten            {len(rewritten)} of {len(follow)}")
     print(f"  standalone questions rewritten  {len(wrongly)} of {len(alone)}")
     print("  page recall@5 of the last question's evidence page:")
-    print(f"    follow-ups as understood      {_pct(recall(follow, 'understood'))}")
-    print(f"    follow-ups as typed           {_pct(recall(follow, 'typed'))}")
-    print(f"    follow-ups written out        {_pct(recall(follow, 'written_out'))}")
-    print(f"    standalone as understood      {_pct(recall(alone, 'understood'))}")
+    print(f"    follow-ups as Footnote searches them   {_pct(recall(follow, 'footnote'))}")
+    print(f"    follow-ups as understood, alone        {_pct(recall(follow, 'understood'))}")
+    print(f"    follow-ups as typed                    {_pct(recall(follow, 'typed'))}")
+    print(f"    follow-ups written out                 {_pct(recall(follow, 'written_out'))}")
+    print(f"    standalone as Footnote searches them   {_pct(recall(alone, 'footnote'))}")
+    print(f"    standalone alone                       {_pct(recall(alone, 'understood'))}")
     gap = None
     if follow:
-        u, w = recall(follow, "understood"), recall(follow, "written_out")
+        u, w = recall(follow, "footnote"), recall(follow, "written_out")
         gap = None if u is None or w is None else w - u
     print(f"  gap to written out (target <= 0.05): {'-' if gap is None else f'{gap:.3f}'}")
+    if switched is not None:
+        n, alone_hits, talk_hits, rewritten_n = switched
+        print(f"  {n} questions asked after one about another document:")
+        print(f"    page recall@5 asked alone              {alone_hits / n:.3f}")
+        print(f"    page recall@5 as Footnote searches     {talk_hits / n:.3f}")
+        print(f"    (wrongly) rewritten                    {rewritten_n}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
         json.dumps([r.__dict__ for r in rows], indent=1, ensure_ascii=False), encoding="utf-8"

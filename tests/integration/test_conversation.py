@@ -60,9 +60,40 @@ def test_a_follow_up_is_searched_and_checked_as_understood(
     assert follow.mode == "answer" and follow.citations
     assert_cites_only_retrieved(follow, lib)
     assert any("over 60 years old" in c.quote for c in follow.citations)
-    # the same sources as the question written out in full
-    direct = service.ask(follow.understood_as)
+    # the same sources as the question written out in full, searched after the first one
+    assert follow.context == MEN
+    direct = service.ask(follow.understood_as, context=MEN)
     assert [s.chunk_id for s in direct.sources] == [s.chunk_id for s in follow.sources]
+
+
+SYMPTOM = "What symptom is usually noticed first?"
+
+
+def test_a_follow_up_no_rule_recognises_is_searched_with_the_previous_question(
+    service: AskService, lib: Library
+) -> None:
+    """No pronoun, no "and": the rules leave it as typed, but it continues the men's topic,
+    and the search with the previous question puts the men's page first."""
+    alone = service.ask(SYMPTOM)
+    assert alone.sources[0].page_start != MEN_PAGE  # the question alone finds another page
+    talk = Conversation(service)
+    talk.ask(MEN)
+    follow = talk.ask(SYMPTOM)
+    assert follow.understood_as is None and follow.question == SYMPTOM
+    assert follow.context == MEN
+    assert follow.sources[0].page_start == MEN_PAGE
+    assert [s.n for s in follow.sources] == list(range(1, len(follow.sources) + 1))
+    assert_cites_only_retrieved(follow, lib)
+
+
+def test_a_question_on_a_new_topic_keeps_its_own_best_page(service: AskService) -> None:
+    question = "Who is offered a free screening mammogram?"
+    alone = service.ask(question)
+    talk = Conversation(service)
+    talk.ask(MEN)
+    switched = talk.ask(question)
+    assert switched.context == MEN and switched.understood_as is None
+    assert switched.sources[0].chunk_id == alone.sources[0].chunk_id
 
 
 def test_a_standalone_question_is_asked_exactly_as_typed(service: AskService) -> None:
@@ -83,9 +114,10 @@ def test_a_chain_of_three_turns_and_a_new_conversation(service: AskService) -> N
     assert 1 in {s.page_start for s in women.sources[:5]}
     age = talk.ask("How old are most of them?")
     assert age.understood_as is not None and "women" in age.understood_as
+    assert age.context == women.understood_as
     talk.reset()
     alone = talk.ask("How old are most of them?")
-    assert alone.understood_as is None
+    assert alone.understood_as is None and alone.context is None
 
 
 def test_a_larger_model_may_rewrite_through_the_protocol(service: AskService) -> None:

@@ -15,9 +15,11 @@ from app.services.conversation import Conversation
 class RecordingAsker:
     def __init__(self) -> None:
         self.asked: list[str] = []
+        self.contexts: list[str | None] = []
 
-    def ask(self, question: str, **_: Any) -> Answer:
+    def ask(self, question: str, *, context: str | None = None, **_: Any) -> Answer:
         self.asked.append(question)
+        self.contexts.append(context)
         return Answer(
             question=question,
             mode="refuse",
@@ -65,3 +67,19 @@ def test_a_new_conversation_leans_on_nothing() -> None:
 def test_a_summary_request_is_never_rewritten() -> None:
     talk, _, _ = _talk([CLAIM])
     assert talk.understand("Summarise it") is None
+
+
+def test_every_question_after_the_first_is_searched_with_the_previous_one_as_understood() -> None:
+    standalone = "Which documents do I need to claim the parental leave payment?"
+    talk, asker, answers = _talk([CLAIM, "Where do I apply?", standalone])
+    assert asker.contexts == [None, CLAIM, "Where do I apply (about the parental leave payment)?"]
+    assert [a.context for a in answers] == asker.contexts
+    talk.reset()
+    talk.ask(standalone)
+    assert asker.contexts[-1] is None
+
+
+def test_a_summary_request_is_searched_alone() -> None:
+    talk, asker, _ = _talk([CLAIM])
+    assert talk.context("Summarise it") is None
+    assert talk.context("Where do I apply?") == CLAIM

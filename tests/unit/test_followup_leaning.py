@@ -158,3 +158,25 @@ def test_a_german_question_too_short_to_tell_takes_the_language_of_the_previous_
     lean = leaning("Und sie?", "Wie viele Frauen in Australien erkranken jährlich an Brustkrebs?")
     assert lean is not None and lean.word == "sie"
     assert leaning("Wie viel kostet die Miete für den Saal?", "How much is it?") is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I want my invoice numbers to start at 1001 instead of 1 - how do I set that?",
+        "random q while reading about gdbm - who actually wrote it?",
+        "Before I upgrade this, which database format version does the backup tool write?",
+        "Quick check before I port this - at what granularity does the lock manager take locks?",
+    ],
+)
+def test_a_pointing_word_in_a_question_with_many_words_of_its_own_points_inside(
+    question: str,
+) -> None:
+    assert pointing_back(question) is not None  # the word alone would point back ...
+    assert leaning(question) is None  # ... but the question names its own subject
+
+
+def test_a_german_determiner_before_any_capitalised_noun_does_not_point_back() -> None:
+    assert leaning("In welchem Jahr startete das Debian-Projekt?") is None
+    assert leaning("Wie groß ist das PDF?") is None
+    assert leaning("Wie viel kostet das?") is not None
