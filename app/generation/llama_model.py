@@ -243,6 +243,7 @@ class LlamaChatModel:
                 return None
             llm = self._llm
             keep = min(_common_prefix(llm._input_ids.tolist(), tokens), len(tokens) - 1)
+            logger.debug("judge: %d of %d tokens already in the cache", keep, len(tokens))
             try:
                 with self._computing():
                     llm.n_tokens = keep

@@ -66,8 +66,11 @@ __all__ = [
 ]
 
 MAX_TOKENS = 384
-JUDGE_QUERY = 'Do the passages answer the question "{q}"? Answer yes or no.'
-"""What the chat model is asked after its answer, for its own judgement (a signal)."""
+JUDGE_QUERY = "Do these passages answer my question? Answer yes or no."
+"""What the chat model is asked after the prompt it answered, for its own judgement (a signal
+of the status model). The question is in that prompt already and is not repeated: each token
+evaluated costs the embedded model ~3 ms on two cores, and repeating the question made the
+judgement ~30-45 tokens (100-165 ms) instead of ~15."""
 WARM_BATCH = 256
 EvidenceMode = Literal["auto", "model", "ranked"]
 
@@ -387,14 +390,14 @@ class AskService:
         (a signal of the status model); None for a refusal or when the model gives none.
 
         Asked of the prompt, not of the reply: the prompt is still in the model's cache
-        after answering, so only the ~30 tokens of the query are evaluated (the reply's
+        after answering, so only the ~15 tokens of the query are evaluated (the reply's
         text would be tokenised anew and evaluated too, ~100 more)."""
         if verdict.is_refusal(answer) or not answer.citations:
             return None
         t0 = time.perf_counter()
         try:
             with self._gen_lock:
-                p = model.judge(bundle.messages, None, JUDGE_QUERY.format(q=run.question))
+                p = model.judge(bundle.messages, None, JUDGE_QUERY)
         except GenerationError:
             logger.exception("the model's judgement failed; the status is judged without it")
             return None
