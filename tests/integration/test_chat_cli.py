@@ -42,6 +42,8 @@ def test_chat_understands_follow_ups_and_exports(
     cited = {s["n"]: s["chunk_id"] for s in rows[1]["sources"]}
     assert all(cited[c["n"]] == c["chunk_id"] and c["rects"] for c in rows[1]["citations"])
     assert rows[2]["understood_as"] is None  # /new started afresh
+    # what each answer was searched with besides itself: the previous question, as understood
+    assert [r["context"] for r in rows] == [None, MEN, None]
     md = export.read_text(encoding="utf-8")
     assert "Understood as: " in md and "[^1]: f.pdf, page 2" in md
 
