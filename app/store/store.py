@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -28,6 +29,8 @@ from app.core.models import Chunk, DocStatus, Document, ParsedDocument, Section
 from app.core.scripts import cjk_terms
 from app.core.timing import StageTimes
 from app.store import recovery, sql
+from app.store.flat import MAX_ROWS as FLAT_MAX_ROWS
+from app.store.flat import FlatVectors
 from app.store.lease import Lease
 from app.store.lock import ReadOnlyLock, WriterLock
 from app.store.objectstore import connect
@@ -143,6 +146,9 @@ class Store:
                 if not self._has_fts():
                     self._chunks.create_index("fts_text", config=FTS(), replace=True)
         self._docs_cache: tuple[int, list[Document]] | None = None
+        # (the vectors table object, its version, its vectors in memory or None: too many)
+        self._flat: tuple[Any, int, FlatVectors | None] | None = None
+        self._flat_lock = threading.Lock()
         self._vectors = None
         self._sentences = None
         if self.meta.dim and VECTORS in self._table_names():
@@ -838,9 +844,52 @@ class Store:
     def vector_search(
         self, vec: np.ndarray, k: int, doc_ids: Sequence[str] | None = None
     ) -> list[tuple[str, float]]:
-        """Cosine similarity search; [(chunk_id, similarity in [-1, 1])] best first."""
+        """Cosine similarity search; [(chunk_id, similarity in [-1, 1])] best first.
+
+        Without an ANN index the scan is exact, over the vectors held in memory
+        (:mod:`app.store.flat`) when there are at most ``FLAT_MAX_ROWS`` of them."""
         if self._vectors is None or k <= 0 or (doc_ids is not None and not doc_ids):
             return []
+        if not self.has_vector_index():
+            flat = self._flat_vectors()
+            if flat is not None:
+                return flat.search(vec, k, doc_ids)
+        return self._lance_vector_search(vec, k, doc_ids)
+
+    def _flat_vectors(self) -> FlatVectors | None:
+        """The vectors table in memory, read again whenever its version changes (a write by
+        this store or, once LanceDB sees it, by another process); None above
+        ``FLAT_MAX_ROWS`` rows."""
+        table = self._vectors
+        if table is None:
+            return None
+        version = table.version
+        cached = self._flat
+        if cached is not None and cached[0] is table and cached[1] == version:
+            return cached[2]
+        with self._flat_lock:
+            cached = self._flat
+            if cached is not None and cached[0] is table and cached[1] == version:
+                return cached[2]
+            t0 = time.perf_counter()
+            flat: FlatVectors | None = None
+            if table.count_rows() <= FLAT_MAX_ROWS:
+                rows = table.search().select(["chunk_id", "doc_id", "vector"]).limit(None)
+                flat = FlatVectors.from_arrow(rows.to_arrow())
+                logger.debug(
+                    "%d vectors read into memory (%.1f MB) in %.0f ms",
+                    len(flat),
+                    flat.nbytes / 1e6,
+                    (time.perf_counter() - t0) * 1000,
+                )
+            self._flat = (table, version, flat)
+            return flat
+
+    def _lance_vector_search(
+        self, vec: np.ndarray, k: int, doc_ids: Sequence[str] | None
+    ) -> list[tuple[str, float]]:
+        """LanceDB's own search: through the ANN index when there is one, else a flat scan."""
+        assert self._vectors is not None
         q = self._vectors.search(
             np.asarray(vec, dtype=np.float32).ravel(), query_type="vector"
         ).distance_type("cosine")
