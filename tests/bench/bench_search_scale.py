@@ -101,6 +101,13 @@ def main(argv: list[str] | None = None) -> int:
         store.set_embedder(embedder.name, embedder.dim)
         per_doc, copy_no = 2_000, store.count_chunks() // 2_000
         for size in sorted(int(x) for x in args.sizes.split(",") if x.strip()):
+            if store.count_chunks() > size:  # a kept store from a run with larger sizes
+                print(
+                    f"{size} chunks: skipped, the kept store already holds "
+                    f"{store.count_chunks()} (use another --keep folder)",
+                    flush=True,
+                )
+                continue
             t0 = time.perf_counter()
             while store.count_chunks() < size:
                 n = min(per_doc, size - store.count_chunks())
