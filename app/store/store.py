@@ -850,11 +850,12 @@ class Store:
         (:mod:`app.store.flat`) when there are at most ``FLAT_MAX_ROWS`` of them."""
         if self._vectors is None or k <= 0 or (doc_ids is not None and not doc_ids):
             return []
-        if not self.has_vector_index():
+        indexed = self.has_vector_index()
+        if not indexed:
             flat = self._flat_vectors()
             if flat is not None:
                 return flat.search(vec, k, doc_ids)
-        return self._lance_vector_search(vec, k, doc_ids)
+        return self._lance_vector_search(vec, k, doc_ids, indexed=indexed)
 
     def _flat_vectors(self) -> FlatVectors | None:
         """The vectors table in memory, read again whenever its version changes (a write by
@@ -886,16 +887,17 @@ class Store:
             return flat
 
     def _lance_vector_search(
-        self, vec: np.ndarray, k: int, doc_ids: Sequence[str] | None
+        self, vec: np.ndarray, k: int, doc_ids: Sequence[str] | None, *, indexed: bool
     ) -> list[tuple[str, float]]:
-        """LanceDB's own search: through the ANN index when there is one, else a flat scan."""
+        """LanceDB's own search: through the ANN index when there is one (``indexed``, as
+        :meth:`has_vector_index` says), else a flat scan."""
         assert self._vectors is not None
         q = self._vectors.search(
             np.asarray(vec, dtype=np.float32).ravel(), query_type="vector"
         ).distance_type("cosine")
         if doc_ids is not None:
             q = q.where(sql.is_in("doc_id", doc_ids), prefilter=True)
-        if self.has_vector_index():
+        if indexed:
             # With refinement LanceDB fetches k * refine_factor candidates and rejects an ef
             # below that ("ef must be greater than or equal to k"), so size ef from it.
             refine = 5

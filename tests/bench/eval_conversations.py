@@ -100,21 +100,18 @@ def replay(questions: Sequence[str]) -> tuple[str | None, str | None]:
     return conversation.understand(questions[-1]), conversation.context(questions[-1])
 
 
-def understood_last(case: ConversationCase) -> str | None:
-    """The last question as the conversation understands it (None: asked as typed)."""
-    return replay([t.question for t in case.turns])[0]
-
-
 TOP_K = 8
 
 
 def switches(
-    library: Any, doc_ids: dict[str, str], n: int, search: Any, seed: int = 7
+    library: Any, doc_ids: dict[str, str], n: int, seed: int = 7
 ) -> tuple[int, int, int, int]:
     """``n`` answerable development questions, each asked after a random question about
     another document: (n, page hits@5 asked alone, page hits@5 in the conversation, how many
     were rewritten as follow-ups)."""
     import random
+
+    from app.services.ask_steps import conversation_search
 
     docs = real_corpus.load_manifest()
     questions = [
@@ -132,7 +129,9 @@ def switches(
         target = doc_ids.get(q.document)
         hits = library.search(q.question, top_k=TOP_K)[0]
         alone += gold_rank(hits[:5], target, q.page) is not None
-        hits = search(library, understood or q.question, context=context, top_k=TOP_K)[0]
+        hits = conversation_search(library, understood or q.question, context=context, top_k=TOP_K)[
+            0
+        ]
         talk += gold_rank(hits[:5], target, q.page) is not None
     return len(chosen), alone, talk, rewritten_n
 
@@ -213,11 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )[0]
             row.ranks["footnote"] = gold_rank(hits, doc_ids.get(case.document), last.page)
             rows.append(row)
-        switched = (
-            switches(library, doc_ids, args.switches, conversation_search)
-            if args.switches
-            else None
-        )
+        switched = switches(library, doc_ids, args.switches) if args.switches else None
 
     follow = [r for r in rows if r.kind == "follow-up"]
     alone = [r for r in rows if r.kind == "standalone"]

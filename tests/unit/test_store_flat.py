@@ -43,7 +43,7 @@ def test_the_scan_in_memory_answers_as_lancedb_does(store: Store, scope: list[st
         q = rng.standard_normal(DIM).astype(np.float32)
         for k in (1, 8, 48, 500):
             mine = store.vector_search(q, k, scope)
-            lance = store._lance_vector_search(q, k, scope)
+            lance = store._lance_vector_search(q, k, scope, indexed=False)
             assert [c for c, _ in mine] == [c for c, _ in lance]
             assert [s for _, s in mine] == pytest.approx([s for _, s in lance], abs=1e-5)
     assert store._flat is not None and store._flat[2] is not None  # it was the memory's answer
@@ -71,7 +71,7 @@ def test_a_library_above_the_bound_is_searched_by_lancedb(
     monkeypatch.setattr(store_mod, "FLAT_MAX_ROWS", 10)
     store._flat = None
     q = np.ones(DIM, dtype=np.float32)
-    assert store.vector_search(q, 5) == store._lance_vector_search(q, 5, None)
+    assert store.vector_search(q, 5) == store._lance_vector_search(q, 5, None, indexed=False)
     assert store._flat is not None and store._flat[2] is None
 
 
