@@ -60,9 +60,13 @@ def entries(folder: Path, name: str) -> Iterator[tuple[str, list[str]]]:
             if not s or s.lower().startswith(_STOP_LINE):
                 break
             for piece in re.split(r"[,;]", _TAGS.sub(" ", s)):
+                # Abbreviations ("sth.", "jdm.", "p.") and lone letters say nothing a page
+                # would repeat.
                 piece = " ".join(
-                    w for w in piece.replace("…", " ").split() if len(w.strip(".")) > 1
-                ).strip(" .")
+                    w
+                    for w in piece.replace("…", " ").split()
+                    if len(w.strip(".")) > 1 and not w.endswith(".")
+                )
                 if piece and not any(ch.isdigit() for ch in piece) and len(piece.split()) <= 3:
                     out.append(piece)
         yield head, out

@@ -15,7 +15,7 @@ import pytest
 from app.core.errors import ModelLoadError
 from app.core.protocols import Embedder
 from app.ingest import parse_pdf
-from app.retrieval import HybridRetriever, SentenceTransformerEmbedder
+from app.retrieval import FusionParams, HybridRetriever, SentenceTransformerEmbedder
 from app.services.library import embedding_text
 from app.store import Store
 from tests.pdf_factory import MANUAL_FACTS, make_manual_pdf, make_two_column_pdf
@@ -225,3 +225,65 @@ def test_bfloat16_products_give_the_float32_vectors_and_ranking() -> None:
     assert float(alone @ beside_long) >= 0.999
     with pytest.raises(ValueError, match="precision"):
         SentenceTransformerEmbedder(precision="float16")
+
+
+_GERMAN_PAGES = [
+    "Der Rasenmäher darf nur bei Tageslicht und trockenem Gras benutzt werden. Kinder und "
+    "Haustiere müssen beim Mähen Abstand halten.",
+    "Das Messer muss einmal im Jahr in einer Fachwerkstatt geschliffen werden.",
+    "Nach dem Mähen den Grasfangkorb leeren und das Gehäuse mit einer Bürste reinigen.",
+]
+
+
+def _leaflet_pdf(path: Path) -> Path:
+    import pymupdf
+
+    doc = pymupdf.open()
+    for text in _GERMAN_PAGES:
+        page = doc.new_page()
+        page.insert_textbox(pymupdf.Rect(72, 72, 523, 400), text, fontsize=11, fontname="helv")
+    doc.set_metadata({"title": "Rasenmäher: Kurzanleitung"})
+    doc.save(path)
+    doc.close()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("key", "question"),
+    [
+        ("filter", "Wie oft muss der Luftfilter gereinigt werden?"),
+        ("screws", "Welche Schrauben befestigen die Halterung?"),
+        ("calibration", "Wie oft muss die Kalibrierung wiederholt werden?"),
+    ],
+)
+def test_a_german_question_finds_the_english_page(
+    tmp_path: Path, shared_embedder: Embedder, key: str, question: str
+) -> None:
+    """An English manual and a German leaflet: a German question is also searched by its
+    words' English translations (``FusionParams.translation_weight``): keyword search finds
+    the manual's page first by them, and not at all without them; with the (English-only)
+    vectors beside it, the page stays among the first two."""
+    store, ids = _store_with(tmp_path, shared_embedder, embed=["manual", "report"])
+    parsed = parse_pdf(_leaflet_pdf(tmp_path / "leaflet.pdf"))
+    store.add_document(parsed)
+    doc = parsed.document
+    texts = [embedding_text(doc.title, c.section, c.text) for c in parsed.chunks]
+    store.add_vectors(doc.doc_id, [c.chunk_id for c in parsed.chunks], shared_embedder.embed(texts))
+    store.mark_ready(doc.doc_id)
+    fact = MANUAL_FACTS[key]
+
+    def rank(embedder: Embedder | None, params: FusionParams) -> int | None:
+        hits = HybridRetriever(store, embedder, params).search(question, top_k=8)
+        return next(
+            (
+                h.rank
+                for h in hits
+                if h.doc_id == ids["manual"] and h.page_start <= fact.page <= h.page_end
+            ),
+            None,
+        )
+
+    assert rank(None, FusionParams()) == 1
+    with_vectors = rank(shared_embedder, FusionParams())
+    assert with_vectors is not None and with_vectors <= 2
+    assert rank(None, FusionParams(translation_weight=0)) is None

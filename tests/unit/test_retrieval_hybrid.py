@@ -270,3 +270,77 @@ def test_feedback_adds_a_second_keyword_pass_with_the_best_passages_words(
     extra = second.split()[3:]
     assert "lastpage" in extra and "label" in extra
     assert set(extra) <= set(_WORD.findall(s.chunks["aaaa:00000"].text.lower()))
+
+
+def _bilingual(emb: HashEmbedder) -> FakeStore:
+    s = FakeStore(emb)
+    s.add(
+        "en01",
+        [
+            "The battery lasts eighteen months when sampling once per minute.",
+            "Clean the air filter every ninety days with a soft brush.",
+            "The page numbers are printed in the footer of every page.",
+        ],
+    )
+    s.add(
+        "de01",
+        [
+            "Der Akku hält achtzehn Monate, wenn einmal pro Minute gemessen wird.",
+            "Reinigen Sie den Luftfilter alle neunzig Tage mit einer weichen Bürste.",
+            "Die Seitenzahlen stehen in der Fußzeile jeder Seite.",
+        ],
+    )
+    return s
+
+
+def test_a_question_is_also_searched_in_the_other_languages_of_its_scope(
+    emb: HashEmbedder,
+) -> None:
+    store = _bilingual(emb)
+    r = HybridRetriever(store, None)  # keywords only: the translation is all that bridges
+    hits, timings = r.search_with_timings("Wie oft reinige ich den Luftfilter?", top_k=4)
+    assert "translated" in timings
+    assert {"air", "filter"} <= set(store.text_queries[-1].split())
+    assert [h.chunk_id for h in hits[:2]] == ["de01:00001", "en01:00001"]
+    off = HybridRetriever(store, None, FusionParams(translation_weight=0))
+    hits, timings = off.search_with_timings("Wie oft reinige ich den Luftfilter?", top_k=4)
+    assert "translated" not in timings
+    assert "en01:00001" not in [h.chunk_id for h in hits]
+    # An English question finds the German page by its German words.
+    hits = r.search("How long does the battery last?", top_k=4)
+    assert {"en01:00000", "de01:00000"} <= {h.chunk_id for h in hits[:2]}
+
+
+def test_no_translation_in_a_library_of_the_questions_language(emb: HashEmbedder) -> None:
+    store = _bilingual(emb)
+    r = HybridRetriever(store, emb)
+    for scope in (["en01"], None):
+        queries = len(store.text_queries)
+        _, timings = r.search_with_timings("Where are the page numbers?", top_k=3, doc_ids=scope)
+        assert ("translated" in timings) == (scope is None)
+        assert len(store.text_queries) - queries == (1 if scope else 2)
+    # A question in a script no list covers, or a language without a list, is searched as asked.
+    for question in (
+        "배터리는 얼마나 오래 갑니까?",
+        "Hvor længe holder batteriet, og hvor er det?",
+    ):
+        _, timings = r.search_with_timings(question, top_k=3)
+        assert "translated" not in timings, question
+
+
+def test_document_languages_are_judged_once(emb: HashEmbedder) -> None:
+    store = _bilingual(emb)
+    calls: list[int] = []
+    get_chunks = store.get_chunks
+
+    def counting(ids: Sequence[str], *, charmap: bool = True) -> list:
+        calls.append(len(ids))
+        return get_chunks(ids, charmap=charmap)
+
+    store.get_chunks = counting  # type: ignore[method-assign]
+    r = HybridRetriever(store, None, FusionParams(candidates=2))
+    r.search("Wo ist die Fußzeile?", top_k=1)
+    first = len(calls)
+    r.search("Wo ist die Fußzeile?", top_k=1)
+    assert len(calls) == 2 * first - 1  # the second search fetched its hits, not the samples
+    assert r._doc_language == {"en01": "en", "de01": "de"}
