@@ -181,6 +181,13 @@ def copyright_text() -> str:
         "Files: *\n"
         "Copyright: the Footnote developers\n"
         "License: MIT\n"
+        "\n"
+        "Files: opt/footnote/_internal/resources/lexicon/*\n"
+        "Copyright: 1995-2022 Frank Richter, 2020-2022 Einhard Leichtfuß (German lists);\n"
+        " 2000-2022 FreeDict contributors (French lists)\n"
+        "License: GPL-3+ (German lists), GPL-2+ (French lists)\n"
+        "Comment: word lists cut from the FreeDict dictionaries; see LICENSE beside them.\n"
+        " On Debian systems, the full licence texts are in /usr/share/common-licenses/.\n"
     )
 
 
