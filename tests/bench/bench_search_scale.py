@@ -36,7 +36,7 @@ from tests.bench.common import pct, synthetic_copy
 from tests.bench.real import corpus as real_corpus
 from tests.bench.retrieval_levers import parse_point
 
-PARTS = ("embed", "text", "vector", "sentences", "feedback", "fetch")
+PARTS = ("embed", "text", "translated", "vector", "sentences", "feedback", "fetch")
 
 
 def source_rows(lib: Library) -> list[tuple[Any, Any, np.ndarray, tuple[list[int], np.ndarray]]]:
