@@ -190,10 +190,6 @@ class FakeLibrary:
             for i, t in enumerate(texts)
         }
         self.searches: list[str] = []
-        self.ride_along: list[list[str]] = []
-
-    def embed_with_next_search(self, texts: Sequence[str]) -> None:
-        self.ride_along.append(list(texts))
 
     def search(
         self, query: str, *, top_k: int | None = None, doc_ids: Sequence[str] | None = None

@@ -158,12 +158,6 @@ class AskLibrary(SummaryLibrary, Protocol):
         may be empty (nothing counted yet). The ask service embeds them ahead of questions."""
         ...
 
-    def embed_with_next_search(self, texts: Sequence[str]) -> None:
-        """Embed ``texts`` in the same model call as the next search's query and remember
-        their vectors, so the support check finds the question's words embedded (one call
-        instead of two); nothing is embedded now. A library without vectors ignores it."""
-        ...
-
     def stored_sentence_vectors(self, chunk_ids: Sequence[str]) -> dict[int, np.ndarray]:
         """The vectors stored at ingestion for the sentences of ``chunk_ids``, by the CRC-32
         of each sentence's text as the answer step scores it; empty when the library has

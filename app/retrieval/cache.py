@@ -31,7 +31,6 @@ class CachedEmbedder:
         self.max_batch = max_batch
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
-        self._next: dict[str, None] = {}
         self.hits = 0
         self.misses = 0
 
@@ -39,38 +38,15 @@ class CachedEmbedder:
     def dim(self) -> int:
         return self.inner.dim
 
-    def embed_with_next(self, texts: Sequence[str]) -> None:
-        """Embed ``texts`` with the next call that runs the model, and remember them.
-
-        Why: a call costs ~7.5 ms whatever it holds and ~0.15 ms more a token. The support
-        check embeds a question's few words the library lacks in a call of their own
-        (8-13 ms, most of its tail); queued here before the search, they ride along with
-        the query's embedding instead. The query's vector is exactly what it would be alone;
-        a short text padded beside a longer one comes out within ~1e-3 per component of its
-        vector alone (bfloat16 products), as it already did beside the passage words the
-        support check embeds it with. At most ``max_batch`` texts wait; those already
-        remembered are skipped.
-        """
-        with self._lock:
-            for t in texts:
-                if t and t not in self._vectors and len(self._next) < self.max_batch:
-                    self._next[t] = None
-
     def embed(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray:
         if len(texts) > self.max_batch:  # an ingestion batch: nothing to reuse
             return self.inner.embed(texts, batch_size=batch_size)
         with self._lock:
             missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
-            if missing and self._next:
-                riding = [t for t in self._next if t not in self._vectors and t not in missing]
-                self._next.clear()
-            else:
-                riding = []
         if missing:
-            batch = missing + riding
-            fresh = self.inner.embed(batch, batch_size=batch_size)
+            fresh = self.inner.embed(missing, batch_size=batch_size)
             with self._lock:
-                for text, vec in zip(batch, fresh, strict=True):
+                for text, vec in zip(missing, fresh, strict=True):
                     self._vectors[text] = vec
                 while len(self._vectors) > self.max_items:
                     self._vectors.popitem(last=False)

@@ -260,9 +260,6 @@ class AskService:
             summary = self._summary(run, request)
             if summary is not None:
                 return summary
-        # The question's words ride along with the search's query embedding: the concepts
-        # step then finds them embedded instead of running the model once more for them.
-        self.library.embed_with_next_search(verdict.concept_texts(run.question))
         if not steps.retrieve(run, self.library):
             return run.refusal(NO_HITS_TEXT if self.library.documents() else EMPTY_LIBRARY_TEXT)
         model = self.model

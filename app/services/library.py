@@ -53,7 +53,6 @@ if TYPE_CHECKING:
     from app.core.models import ParsedDocument
     from app.ingest import ParseOptions
     from app.retrieval import HybridRetriever
-    from app.retrieval.cache import CachedEmbedder
     from app.retrieval.terms import TermIndex
 
 logger = logging.getLogger(__name__)
@@ -84,7 +83,7 @@ class Library:
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None):
         self.settings = settings or Settings()
         self._embedder = embedder
-        self._cached: CachedEmbedder | None = None
+        self._cached: Embedder | None = None
         self._store: Store | None = None
         self._retriever: HybridRetriever | None = None
         self._terms: TermIndex | None = None  # built by count_words (long-running front ends)
@@ -897,14 +896,6 @@ class Library:
                 self.store.optimize()
                 self._drop_converted(doc_id)
             return removed
-
-    def embed_with_next_search(self, texts: Sequence[str]) -> None:
-        """Embed ``texts`` with the next search's query (``CachedEmbedder.embed_with_next``);
-        before the embedder's first use there is nothing to ride along with yet."""
-        with self._lock:
-            cached = self._cached
-        if cached is not None:
-            cached.embed_with_next(texts)
 
     def search(
         self, query: str, *, top_k: int | None = None, doc_ids: Sequence[str] | None = None

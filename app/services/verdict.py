@@ -221,12 +221,6 @@ TermCounts = Callable[[Iterable[str]], tuple[dict[str, int], int]]
 """Words -> (chunks containing each word, chunks in the library): the full-text index."""
 
 
-def concept_texts(question: str) -> list[str]:
-    """The texts the support check may embed for ``question``'s concepts (as
-    :func:`~app.validation.support.coverage` embeds them), to embed ahead."""
-    return [c.text.lstrip("\\") for c in asked_concepts(question)]
-
-
 def question_concepts(
     question: str,
     counts: TermCounts,

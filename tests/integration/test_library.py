@@ -10,7 +10,6 @@ import pytest
 
 from app.core import errors
 from app.core.progress import CancelToken, Progress
-from app.core.protocols import Embedder
 from app.services import library as library_mod
 from app.services.library import Library
 from tests import pdf_factory as pf
@@ -139,24 +138,6 @@ def test_search_finds_fact_pages_and_filters_by_document(library: Library, tmp_p
     only_t, _ = library.search(fact.question, doc_ids=[t.doc_id])
     assert only_t and {h.doc_id for h in only_t} == {t.doc_id}
     assert library.search("   ")[0] == []
-
-
-def test_words_embedded_with_the_next_search_need_no_call_of_their_own(
-    library: Library, tmp_path: Path, shared_embedder: Embedder
-) -> None:
-    """The support check's words ride along with the query (one model call, not two)."""
-    library.ingest([pf.make_manual_pdf(tmp_path / "m.pdf")])
-    library.search("warm up the embedder", top_k=3)
-    cached = library.embedder
-    library.embed_with_next_search(["zeppelins", "rentals"])
-    misses = cached.misses  # type: ignore[attr-defined]
-    hits, _ = library.search("Do zeppelins need calibration?", top_k=3)
-    assert hits
-    assert cached.misses == misses + 1  # type: ignore[attr-defined]  # the query alone
-    words = cached.embed(["zeppelins", "rentals"])
-    assert cached.misses == misses + 1  # type: ignore[attr-defined]  # no call for them
-    alone = shared_embedder.embed(["zeppelins", "rentals"])  # each close to its vector alone
-    assert all(float(w @ a) > 0.9999 for w, a in zip(words, alone, strict=True))
 
 
 def test_cancel_between_files_leaves_a_consistent_library(library: Library, tmp_path: Path) -> None:

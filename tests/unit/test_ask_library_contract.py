@@ -50,13 +50,6 @@ class AskLibraryContract:
         known = {d.doc_id for d in library.documents()}
         assert all(h.doc_id in known and h.text.strip() for h in hits)
 
-    def test_texts_to_embed_with_the_next_search_change_no_result(self, library: Any) -> None:
-        before = library.search(QUERY, top_k=3)[0]
-        library.embed_with_next_search(["filter", "cleaned", "air filter", ""])
-        library.embed_with_next_search([])
-        after = library.search(QUERY, top_k=3)[0]
-        assert [h.chunk_id for h in after] == [h.chunk_id for h in before]
-
     def test_search_default_top_k_comes_from_settings(self, library: Any) -> None:
         hits, _ = library.search(QUERY)
         assert len(hits) <= library.settings.top_k

@@ -144,12 +144,6 @@ def test_concept_absent_from_the_library_refuses_before_generation(lib: FakeLibr
     assert a.validation.support is not None and a.validation.support.absent
 
 
-def test_the_questions_words_are_embedded_with_the_search(lib: FakeLibrary) -> None:
-    AskService(lib, chat_model=ScriptedModel([])).ask("Who painted the Mona Lisa?")
-    assert lib.ride_along == [["painted", "Mona", "Lisa"]]
-    assert lib.searches  # and the search came after, taking them along
-
-
 def test_empty_library_refuses_without_the_model(tmp_path: Path) -> None:
     model = ScriptedModel([])
     a = AskService(FakeLibrary([], tmp_path), chat_model=model).ask("Anything?")
