@@ -325,9 +325,9 @@ class HybridRetriever:
             texts: dict[str, list[str]] = {}
             for c in self.store.get_chunks(ids, charmap=False):
                 texts.setdefault(c.doc_id, []).append(c.text)
-            for d in todo:
-                if d.doc_id in texts:
-                    self._doc_language[d.doc_id] = detect_language("\n".join(texts[d.doc_id]))
+            for d in todo:  # none of its samples readable: no language, and not asked again
+                sample = "\n".join(texts.get(d.doc_id, ()))
+                self._doc_language[d.doc_id] = detect_language(sample) if sample else ""
         return {
             d.doc_id: self._doc_language[d.doc_id]
             for d in in_scope

@@ -344,3 +344,21 @@ def test_document_languages_are_judged_once(emb: HashEmbedder) -> None:
     r.search("Wo ist die Fußzeile?", top_k=1)
     assert len(calls) == 2 * first - 1  # the second search fetched its hits, not the samples
     assert r._doc_language == {"en01": "en", "de01": "de"}
+
+
+def test_a_document_whose_samples_cannot_be_read_is_not_asked_again(emb: HashEmbedder) -> None:
+    store = _bilingual(emb)
+    asked: list[list[str]] = []
+    get_chunks = store.get_chunks
+
+    def without_german(ids: Sequence[str], *, charmap: bool = True) -> list:
+        asked.append(list(ids))
+        return [c for c in get_chunks(ids, charmap=charmap) if c.doc_id != "de01"]
+
+    store.get_chunks = without_german  # type: ignore[method-assign]
+    r = HybridRetriever(store, None)
+    for _ in range(2):
+        r.search("Where are the page numbers?", top_k=1)
+    samples = [ids for ids in asked if any(i.startswith("de01:") for i in ids)]
+    assert len(samples) == 1  # the first search's sample only
+    assert r._doc_language == {"en01": "en", "de01": ""}
