@@ -72,24 +72,24 @@ def entries(folder: Path, name: str) -> Iterator[tuple[str, list[str]]]:
         yield head, out
 
 
+def _add(have: list[str], translations: list[str]) -> None:
+    """Append the translations ``have`` lacks, up to ``MAX_TRANSLATIONS`` in all."""
+    for t in translations:
+        if t not in have and len(have) < MAX_TRANSLATIONS:
+            have.append(t)
+
+
 def build(folder: Path, name: str, source_lang: str) -> dict[str, list[str]]:
     table: dict[str, list[str]] = {}
     for head, translations in entries(folder, name):
         key = head.lower()
-        if not _WORD.match(key) or not translations:
-            continue
-        have = table.setdefault(key, [])
-        for t in translations:
-            if t not in have and len(have) < MAX_TRANSLATIONS:
-                have.append(t)
+        if _WORD.match(key) and translations:
+            _add(table.setdefault(key, []), translations)
     stems: dict[str, list[str]] = {}
     for key, translations in table.items():
         s = stem(key, source_lang)
         if s != key and s not in table:
-            have = stems.setdefault("~" + s, [])
-            for t in translations:
-                if t not in have and len(have) < MAX_TRANSLATIONS:
-                    have.append(t)
+            _add(stems.setdefault("~" + s, []), translations)
     table.update(stems)
     return table
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import gzip
 import logging
-import threading
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -41,7 +40,6 @@ else."""
 
 MIN_COMPOUND_PART = 3
 _LINKS = ("", "s", "es", "n", "en", "e")  # German linking elements: "Arbeit-s-speicher"
-_lock = threading.Lock()
 
 
 class WordList:
@@ -84,9 +82,7 @@ def table(source: str, target: str) -> WordList:
     path = resources_dir() / "lexicon" / f"{source}-{target}.tsv.gz"
     if not path.is_file():
         return WordList(b"")
-    with _lock:
-        data = gzip.decompress(path.read_bytes())
-    words_ = WordList(data)
+    words_ = WordList(gzip.decompress(path.read_bytes()))
     logger.info("read the %s-%s word list: %d words", source, target, len(words_))
     return words_
 
@@ -98,7 +94,7 @@ def translations(word: str, source: str, target: str) -> tuple[str, ...]:
     if not t:
         return ()
     w = word.lower()
-    found = t.get(w) or t.get("~" + stem(w, source))
+    found = _lookup(t, w, source)
     if found:
         return found[:MAX_TRANSLATIONS]
     if source == "de":
@@ -106,12 +102,17 @@ def translations(word: str, source: str, target: str) -> tuple[str, ...]:
     return ()
 
 
+def _lookup(t: WordList, word: str, lang: str) -> tuple[str, ...]:
+    """``word``'s entry in ``t``, else its Snowball stem's (``~stem`` keys)."""
+    return t.get(word) or t.get("~" + stem(word, lang))
+
+
 def _compound(word: str, t: WordList) -> tuple[str, ...]:
     """A German compound as its two parts' translations, the longest head that the list has
     first ("seitenzahlenbereich" -> "seitenzahlen" + "bereich")."""
     for cut in range(len(word) - MIN_COMPOUND_PART, MIN_COMPOUND_PART - 1, -1):
         head, tail = word[:cut], word[cut:]
-        tail_t = t.get(tail) or t.get("~" + stem(tail, "de"))
+        tail_t = _lookup(t, tail, "de")
         if not tail_t:
             continue
         for link in _LINKS:
@@ -120,7 +121,7 @@ def _compound(word: str, t: WordList) -> tuple[str, ...]:
             base = head[: len(head) - len(link)] if link else head
             if len(base) < MIN_COMPOUND_PART:
                 continue
-            head_t = t.get(base) or t.get("~" + stem(base, "de"))
+            head_t = _lookup(t, base, "de")
             if head_t:
                 return (head_t[0], tail_t[0])
     return ()

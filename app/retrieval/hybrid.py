@@ -30,7 +30,7 @@ from app.core.lexicon import PAIRS, translate
 from app.core.models import Chunk, Document, SearchHit
 from app.core.protocols import Embedder
 from app.core.text import collapse_ws
-from app.core.textkit import detect_language, main_script, words
+from app.core.textkit import detect_language, main_script
 from app.core.timing import ms_since
 from app.retrieval.fusion import (
     Passage,
@@ -167,7 +167,7 @@ class HybridRetriever:
         n = max(p.candidates, 2 * top_k)
         terms = query_terms(query)
         translated = self._translated(query, in_scope) if p.translation_weight else ""
-        t_terms = list(dict.fromkeys(words(translated)))[:MAX_TRANSLATED_TERMS]
+        t_terms = translated.split()[:MAX_TRANSLATED_TERMS]  # distinct words already
 
         # The keyword search runs on a worker thread while this one embeds the query and
         # scans the vectors: LanceDB and torch release the GIL, so the two overlap.
@@ -307,11 +307,11 @@ class HybridRetriever:
         if main_script(query) != "latin":
             return ""
         lang = detect_language(query)
-        present = set(self._languages(in_scope).values())
+        present = self._languages(in_scope)
         targets = [t for t in PAIRS.get(lang, ()) if t in present]
         return translate(query, lang, targets) if targets else ""
 
-    def _languages(self, in_scope: Sequence[Document]) -> dict[str, str]:
+    def _languages(self, in_scope: Sequence[Document]) -> set[str]:
         """The languages the documents in scope are written in, each judged once by
         :func:`~app.core.textkit.detect_language` over three of its chunks (a quarter, half
         and three quarters in) and remembered by its id (a hash of its content)."""
@@ -328,11 +328,7 @@ class HybridRetriever:
             for d in todo:  # none of its samples readable: no language, and not asked again
                 sample = "\n".join(texts.get(d.doc_id, ()))
                 self._doc_language[d.doc_id] = detect_language(sample) if sample else ""
-        return {
-            d.doc_id: self._doc_language[d.doc_id]
-            for d in in_scope
-            if d.doc_id in self._doc_language
-        }
+        return {self._doc_language[d.doc_id] for d in in_scope if d.doc_id in self._doc_language}
 
     def _fuse(
         self,

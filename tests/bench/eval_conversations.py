@@ -129,9 +129,9 @@ def switches(
         target = doc_ids.get(q.document)
         hits = library.search(q.question, top_k=TOP_K)[0]
         alone += gold_rank(hits[:5], target, q.page) is not None
-        hits = conversation_search(library, understood or q.question, context=context, top_k=TOP_K)[
-            0
-        ]
+        hits, _ = conversation_search(
+            library, understood or q.question, context=context, top_k=TOP_K
+        )
         talk += gold_rank(hits[:5], target, q.page) is not None
     return len(chosen), alone, talk, rewritten_n
 
