@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.core import textkit
 from app.core.asking import asking_part
+from app.core.lexicon import PAIRS, translations
 from app.core.models import Answer, Chunk, Citation, Source, Support
 from app.core.text import collapse_ws
 from app.core.textkit import detect_language, inflected_forms, other_language, restates
@@ -245,6 +247,7 @@ def question_concepts(
     df, n_chunks = counts(words)
     lang = detect_language(question)
     df = _with_inflected_forms(df, plain, lang, counts)
+    df = _with_translations(df, plain, lang, counts)
     concepts = asked_concepts(question, df=df, n_chunks=n_chunks)
     # a word only the situation told ('my knees', 'a neighbour gave us a bag') is no
     # concept the library must have: only the asking sentences' concepts can be absent
@@ -311,6 +314,43 @@ def _with_inflected_forms(
     out = dict(df)
     for word, forms in unseen.items():
         out[word] = max(found.get(f, 0) for f in forms)
+    return out
+
+
+def _with_translations(
+    df: dict[str, int], concepts: Sequence[Concept], lang: str, counts: TermCounts
+) -> dict[str, int]:
+    """``df`` with a word no chunk has counted by its translations (``app.core.lexicon``):
+    a concept a library holds in another language is not absent from it ("topology" over
+    German notes that say "Topologie"). A translation counts when every content word of it
+    occurs; the concept counts as its best translation does. One more lookup, only for
+    words counted 0 in a language a word list is shipped from; a name no list has ("Samsung",
+    which a Korean leaflet writes 삼성) stays absent, and the check's ``elsewhere`` gate
+    (:meth:`Concepts.refusing`) keeps it from refusing when the nearest passages are in
+    another script."""
+    targets = PAIRS.get(lang, ())
+    unseen: dict[str, list[list[str]]] = {}
+    for c in concepts:
+        if c.kind not in ("term", "name") or not targets:
+            continue
+        if any(df.get(k, 0) for k in {c.text.lower(), *c.keys}):
+            continue
+        if c.parts and all(df.get(p, 0) for p in c.parts):
+            continue
+        phrases = [
+            content
+            for t in targets
+            for phrase in translations(c.text, lang, t)
+            if (content := [w for w in textkit.words(phrase) if w not in textkit.stop_words(t)])
+        ]
+        if phrases:
+            unseen[c.text.lower()] = phrases
+    if not unseen:
+        return df
+    found, _ = counts({w for phrases in unseen.values() for p in phrases for w in p})
+    out = dict(df)
+    for word, phrases in unseen.items():
+        out[word] = max(min(found.get(w, 0) for w in p) for p in phrases)
     return out
 
 
@@ -587,10 +627,14 @@ def adds_nothing(question: str, sentence: str, quotes: Sequence[str]) -> str | N
 def cited_retrieval(
     citations: Sequence[Citation], pairs: Sequence[tuple[Source, Chunk]]
 ) -> tuple[list[int], list[float]]:
-    """The retrieval ranks (1-based) and fused scores of the passages ``citations`` cite."""
+    """The retrieval ranks (1-based) and fused scores of the passages ``citations`` cite,
+    each score over the best retrieved passage's: the fused score's scale depends on how
+    many lists a question's search had (a translation adds one in a library of two
+    languages), its share of the best does not."""
     by_chunk = {s.chunk_id: s for s, _ in pairs}
     hits = [by_chunk[c.chunk_id] for c in citations if c.chunk_id in by_chunk]
-    return [h.rank for h in hits], [float(h.score) for h in hits]
+    best = max((float(s.score) for s, _ in pairs), default=0.0)
+    return [h.rank for h in hits], [float(h.score) / best if best > 0 else 0.0 for h in hits]
 
 
 def answer_features(

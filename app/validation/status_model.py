@@ -79,7 +79,7 @@ def features(
     """One answer's signals as numbers (see :data:`FEATURES`).
 
     ``cited_ranks``: the 1-based retrieval ranks of the cited passages; ``cited_scores``
-    their fused retrieval scores; ``relevance``: the best question-to-sentence cosine of
+    their fused retrieval scores over the best retrieved passage's (1: the top one); ``relevance``: the best question-to-sentence cosine of
     the prompt's evidence; ``other_language``: the evidence is in another language than
     the question; ``judgement``: the chat model's P("yes"), None when it has none."""
     sim = check.similarity

@@ -188,6 +188,26 @@ def test_a_german_word_the_library_has_only_inflected_is_not_absent() -> None:
     assert [x.text for x in verdict.question_concepts(q, exact, []).absent] == ["Video"]
 
 
+def test_a_concept_the_library_holds_in_another_language_is_not_absent() -> None:
+    """German lecture notes say "Topologie": an English question about "topology" is no
+    question about something the library lacks, by the shipped word lists. A word no
+    translation of which the library holds ("printed") stays absent, and so does a name no
+    list has."""
+    library = ["Sei X ein topologischer Raum. Die Topologie auf X ist offen.", "Geometrie"]
+
+    def exact(words: Iterable[str]) -> tuple[dict[str, int], int]:  # whole words only
+        have = {w.lower() for t in library for w in t.replace(".", " ").split()}
+        return {w: int(w.lower() in have) for w in words}, 2
+
+    q = "Can I get a printed copy of these geometry and topology notes?"
+    absent = {x.text for x in verdict.question_concepts(q, exact, []).absent}
+    assert "topology" not in absent and "geometry" not in absent
+    assert "printed" in absent
+    q = "Is there a Samsung edition of these topology notes?"
+    absent = {x.text for x in verdict.question_concepts(q, exact, []).absent}
+    assert "Samsung" in absent and "topology" not in absent
+
+
 def test_a_german_refusal_names_the_nouns_it_misses() -> None:
     names = ["Versicherung", "kommt", "Hagelschäden"]
     q = "Welche Versicherung kommt für Hagelschäden an den Modulen auf?"
