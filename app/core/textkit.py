@@ -322,3 +322,18 @@ def other_language(question: str, passages: Sequence[str]) -> bool:
     if main_script(question) != main_script(text):
         return True
     return detect_language(question) != detect_language(text)
+
+
+MULTILINGUAL_MARKS = ("multilingual", "labse", "xlm-r", "bge-m3", "paraphrase-xlm")
+"""Words in a sentence-transformers model's name that say it was trained on many languages
+("paraphrase-multilingual-MiniLM-L12-v2", "LaBSE", "bge-m3")."""
+
+
+def word_languages(embedder_name: str) -> frozenset[str] | None:
+    """The languages whose single words the embedder's vectors know: every language (None)
+    for a multilingual model, else English, as for the embedded all-MiniLM-L6-v2 and most
+    sentence-transformers models."""
+    name = embedder_name.lower()
+    if any(mark in name for mark in MULTILINGUAL_MARKS):
+        return None
+    return frozenset({"en"})

@@ -38,7 +38,7 @@ from app.core.progress import (
 )
 from app.core.protocols import AskLibrary, ChatModel
 from app.core.text import sentence_key
-from app.core.textkit import languages_in, other_language, stem
+from app.core.textkit import languages_in, other_language, stem, word_languages
 from app.core.timing import ms_since
 from app.generation import chat_model_from_settings, local_chat_model
 from app.generation.prompt import PromptBundle, Similarity, system_prompt
@@ -350,7 +350,7 @@ class AskService:
     def _word_languages(self) -> frozenset[str] | None:
         """The languages whose words the library's embedder knows (for paraphrases)."""
         embedder = self.library.embedder
-        return None if embedder is None else verdict.word_languages(embedder.name)
+        return None if embedder is None else word_languages(embedder.name)
 
     def _concepts(self, run: AskRun) -> verdict.Concepts:
         """The question's key concepts, weighted by their rarity in the library."""

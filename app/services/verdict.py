@@ -132,21 +132,6 @@ class CachedEmbed:
         return np.stack(out) if out else np.zeros((0, 0), dtype=np.float32)
 
 
-MULTILINGUAL_MARKS = ("multilingual", "labse", "xlm-r", "bge-m3", "paraphrase-xlm")
-"""Words in a sentence-transformers model's name that say it was trained on many languages
-("paraphrase-multilingual-MiniLM-L12-v2", "LaBSE", "bge-m3")."""
-
-
-def word_languages(embedder_name: str) -> frozenset[str] | None:
-    """The languages whose single words the embedder's vectors know: every language (None)
-    for a multilingual model, else English, as for the embedded all-MiniLM-L6-v2 and most
-    sentence-transformers models."""
-    name = embedder_name.lower()
-    if any(mark in name for mark in MULTILINGUAL_MARKS):
-        return None
-    return frozenset({"en"})
-
-
 def word_similarity(embed: Embed | None) -> WordSimilarity | None:
     """Word-to-word cosine similarities with the embedder, for paraphrased concepts."""
     if embed is None:
@@ -202,7 +187,7 @@ class Concepts:
 
         They refuse when no retrieved sentence is close (``relevance``, the best cosine, below
         ABSENT_MAX_RELEVANCE); in a language the word vectors do not know (``languages``,
-        see :func:`word_languages`) also when they weigh ABSENT_MIN_SHARE of what is asked,
+        see :func:`~app.core.textkit.word_languages`) also when they weigh ABSENT_MIN_SHARE of what is asked,
         since the cosine there is no sign that a passage is near. A year asked that the
         library never prints refuses whatever the cosine: a passage on the same topic for
         another year is close, and answers another question."""
@@ -236,7 +221,7 @@ def question_concepts(
     A concept counts as absent only when the full-text index finds no chunk with it,
     no retrieved passage has it in any variant (compounds, hyphenation), and no word of
     the retrieved passages is its embedding neighbour (a paraphrase the index cannot see;
-    ``languages``: those whose words ``embed`` knows, see :func:`word_languages`).
+    ``languages``: those whose words ``embed`` knows, see :func:`~app.core.textkit.word_languages`).
     """
     t0 = time.perf_counter()
     plain = asked_concepts(question)  # the asker's talk ("any idea") is no concept

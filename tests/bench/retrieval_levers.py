@@ -251,7 +251,12 @@ def parse_point(text: str) -> dict[str, Any]:
     for part in filter(None, text.split(",")):
         name, value = part.split("=")
         field_type = type(getattr(FusionParams(), name))
-        out[name] = field_type(float(value)) if field_type is int else field_type(value)
+        if field_type is bool:  # bool("False") is True
+            if value.lower() not in ("true", "false", "1", "0"):
+                raise ValueError(f"{name}: {value!r} is no boolean")
+            out[name] = value.lower() in ("true", "1")
+        else:
+            out[name] = field_type(float(value)) if field_type is int else field_type(value)
     return out
 
 

@@ -255,6 +255,33 @@ def test_a_chunk_is_lifted_by_its_best_sentence(emb: HashEmbedder) -> None:
     assert [h.chunk_id for h in plain] == [h.chunk_id for h in off]
 
 
+def test_sentences_count_only_in_the_languages_the_embedder_knows() -> None:
+    """The embedded MiniLM knows English words only: for a German question over German
+    pages its sentence cosines are noise, so the sentence list stays out and the fused order
+    stands; an embedder that names itself multilingual gets the list for every language, and
+    the gate can be switched off."""
+    filler = " ".join(f"Eine Bemerkung Nummer {i} über das Gehäuse." for i in range(12))
+    question = "Kommt die Drift des Sensors von einem warmen Kabel?"
+    order = {}
+    for name in ("hash-64", "paraphrase-multilingual-hash"):
+        emb = HashEmbedder(name=name)
+        s = FakeStore(emb)
+        s.add("aaaa", ["Kommt die Drift von einem Gehäuse. Des Sensors warmen Kabel liegen lose."])
+        s.add("bbbb", [f"{filler} Die Drift des Sensors kommt von einem warmen Kabel."])
+        for cid in s.chunks:
+            _sentences_of(s, emb, cid)
+        plain = HybridRetriever(s, emb, FusionParams(sentence_weight=0.0)).search(question, 2)
+        on = HybridRetriever(s, emb, FusionParams(sentence_weight=6.0)).search(question, 2)
+        ungated = FusionParams(sentence_weight=6.0, sentence_languages_only=False)
+        forced = HybridRetriever(s, emb, ungated).search(question, 2)
+        order[name] = [h.chunk_id for h in plain], [h.chunk_id for h in on], forced[0].chunk_id
+    plain_ids, on_ids, forced_first = order["hash-64"]
+    assert plain_ids[0] == "aaaa:00000" and forced_first == "bbbb:00000"  # the list would lift it
+    assert on_ids == plain_ids, "an English-only embedder's sentences do not reorder German"
+    _, multi_ids, _ = order["paraphrase-multilingual-hash"]
+    assert multi_ids[0] == "bbbb:00000"
+
+
 def test_feedback_adds_a_second_keyword_pass_with_the_best_passages_words(
     emb: HashEmbedder,
 ) -> None:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from app.core.models import Answer, Chunk, Citation, Source, Validation
+from app.core.textkit import word_languages
 from app.generation.prompt import build_prompt
 from app.services import verdict
 from app.services.answers import FAR_TEXT, REFUSAL_TEXT
@@ -233,11 +234,11 @@ def test_an_english_embedder_finds_no_neighbours_for_german_words() -> None:
     q = "Welche Versicherung kommt für Hagelschäden auf?"
     german = pairs(["Die Module verlieren kaum Leistung, wenn der Regen sie reinigt."])
     embed = fake_embed({"versicherung": "verlieren"})
-    languages = verdict.word_languages("all-MiniLM-L6-v2 (embedded)")
+    languages = word_languages("all-MiniLM-L6-v2 (embedded)")
     assert languages == {"en"}
     c = verdict.question_concepts(q, counts, german, embed=embed, languages=languages)
     assert {x.text for x in c.absent} >= {"Versicherung", "Hagelschäden"}
-    multi = verdict.word_languages("paraphrase-multilingual-MiniLM-L12-v2")
+    multi = word_languages("paraphrase-multilingual-MiniLM-L12-v2")
     assert multi is None
     c = verdict.question_concepts(q, counts, german, embed=embed, languages=multi)
     assert "Versicherung" not in {x.text for x in c.absent}
