@@ -584,6 +584,21 @@ def focus_concepts(focus: Focus, lang: str) -> list[Concept]:
     ]
 
 
+def without_type_nouns(concepts: list[Concept], question: str, lang: str) -> list[Concept]:
+    """``concepts`` (a focus's) without the nouns that name the kind of answer asked for
+    ("In which year ...": "year"; "What percentage ...": "percentage", :data:`TYPE_NOUN`):
+    evidence that holds that kind of answer ("In 1965 ...") holds what they ask for, though
+    it never says the noun. Only for evidence where the answer type was found."""
+    named = {
+        textkit.stem(w, lang)
+        for m in TYPE_NOUN.finditer(question)
+        for w in textkit.words(m.group())[1:]
+    }
+    if not named:
+        return concepts
+    return [c for c in concepts if textkit.stem(c.text.lower(), lang) not in named]
+
+
 def claim_support(
     claims: Sequence[tuple[str, str]], question: str, lang: str
 ) -> tuple[list[str], float, bool]:
@@ -687,6 +702,8 @@ def assess(
         reasons.append(f"The {passages} are about something other than the question.")
     focus = question_focus(question, lang)
     f_concepts = focus_concepts(focus, lang)
+    if found and kind not in ("other", "yes/no"):
+        f_concepts = without_type_nouns(f_concepts, question, lang)
     f_cov, _f_covered, f_missing = (
         coverage(f_concepts, ev, similar=similar, similar_languages=similar_languages)
         if f_concepts

@@ -64,6 +64,18 @@ def test_the_topic_alone_does_not_cover_the_focus() -> None:
     assert answered.focus_coverage is not None and answered.focus_coverage > 0.5
 
 
+def test_a_noun_naming_the_kind_of_answer_is_covered_by_that_kind() -> None:
+    """"In which year ...?" asks for a year: a passage giving one ("In 1965 ...") answers
+    it without saying "year", and no reason may claim otherwise. A passage with no year
+    still misses it."""
+    q = "In which year did Monod and Scherrer present their Critical Power model?"
+    answered = assess(q, ["In 1965 Monod and Scherrer presented a Critical Power Model."])
+    assert answered.focus_coverage != 0.0
+    assert not any("year" in r for r in answered.reasons)
+    unanswered = assess(q, ["Monod and Scherrer presented a Critical Power Model."])
+    assert unanswered.focus_coverage == 0.0 or any("year" in r for r in unanswered.reasons)
+
+
 def test_words_an_answer_says_of_its_own_are_found() -> None:
     quote = (
         "Lobular carcinoma in situ (LCIS) means abnormal cells in the lobules. This is not cancer."
