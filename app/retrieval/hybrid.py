@@ -101,6 +101,8 @@ class FusionParams:
     # at 1, 0.891 / 0.787 at 2 (the weight every fold chose); but at 1 the German chatty set
     # talk3 loses a page (0.773 -> 0.727) and at 2 manuals and fhs do, so it is off by
     # default: set 1 (with sentence vectors stored) to have it. No sentence vectors: no list.
+    # Beside the translation list, gated to the embedder's languages (below), it gained
+    # nothing cross-validated (0.893 -> 0.891) and cost fhs and money a page: still off.
     sentence_weight: float = 0.0
     sentence_pool: int = 30
     # Sentence similarities only where the embedder knows the words (``word_languages``: the
