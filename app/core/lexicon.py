@@ -154,8 +154,10 @@ def translate(text: str, source: str, targets: Sequence[str] | None = None) -> s
 
 def warm(languages: Sequence[str]) -> None:
     """Read now the word lists a question may need over a library written in
-    ``languages``: those into any of them, from the others."""
+    ``languages``: those into any of them (the search translates a question into the
+    library's other languages), and those from any of them (the support check looks for a
+    concept the library seems to lack among its translations)."""
     for source, targets in PAIRS.items():
         for target in targets:
-            if target in languages:
+            if target in languages or source in languages:
                 table(source, target)

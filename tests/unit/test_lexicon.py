@@ -70,13 +70,16 @@ def test_translate_keeps_names_and_drops_function_words() -> None:
     assert translate("Hvor er sidefoden?", "da") == ""
 
 
-def test_warm_reads_the_lists_into_a_librarys_languages(
+def test_warm_reads_the_lists_into_and_from_a_librarys_languages(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     read: list[tuple[str, str]] = []
     monkeypatch.setattr(lexicon, "table", lambda s, t: read.append((s, t)))
     lexicon.warm(["de"])
-    assert read == [("en", "de")]
+    assert sorted(read) == [("de", "en"), ("en", "de")]
     read.clear()
     lexicon.warm(["en", "ko"])
-    assert sorted(read) == [("de", "en"), ("fr", "en")]
+    assert sorted(read) == [("de", "en"), ("en", "de"), ("en", "fr"), ("fr", "en")]
+    read.clear()
+    lexicon.warm(["ko"])
+    assert read == []
