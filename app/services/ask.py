@@ -139,7 +139,7 @@ class AskService:
         paraphrases among a passage's words without embedding them mid-question (a word
         nowhere in the library made that step take 100-300 ms; cached, ~20 ms).
 
-        At most ``limit`` words (default: as many as the cache keeps, 20,000), those in the
+        At most ``limit`` words (default: as many as the cache keeps, 50,000), those in the
         most chunks first, in batches, pausing while a question is being answered; needs the
         library's words counted (``Library.count_words``); then stems them in the library's
         languages (:meth:`_stem_words`). Returns how many words were embedded. For
