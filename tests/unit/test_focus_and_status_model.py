@@ -65,7 +65,7 @@ def test_the_topic_alone_does_not_cover_the_focus() -> None:
 
 
 def test_a_noun_naming_the_kind_of_answer_is_covered_by_that_kind() -> None:
-    """"In which year ...?" asks for a year: a passage giving one ("In 1965 ...") answers
+    """ "In which year ...?" asks for a year: a passage giving one ("In 1965 ...") answers
     it without saying "year", and no reason may claim otherwise. A passage with no year
     still misses it."""
     q = "In which year did Monod and Scherrer present their Critical Power model?"
