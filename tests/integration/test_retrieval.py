@@ -7,6 +7,7 @@ a question about a fact must bring that page to the top of the results.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -287,3 +288,25 @@ def test_a_german_question_finds_the_english_page(
     with_vectors = rank(shared_embedder, FusionParams())
     assert with_vectors is not None and with_vectors <= 2
     assert rank(None, FusionParams(translation_weight=0)) is None
+
+
+def test_a_concept_the_library_holds_in_german_is_not_absent(
+    tmp_path: Path, shared_embedder: Embedder
+) -> None:
+    """Over an English manual and a German leaflet, with the real full-text index: an English
+    question about the lawnmower and daylight names words the library holds only as
+    "Rasenmäher" and "Tageslicht", so the support check does not call them absent (nor refuse
+    for them); a word with no translation there ("insurance") still is."""
+    from app.retrieval.terms import document_frequencies
+    from app.services import verdict
+
+    store, _ = _store_with(tmp_path, shared_embedder, embed=["manual"])
+    store.add_document(parse_pdf(_leaflet_pdf(tmp_path / "leaflet.pdf")))
+
+    def counts(words: Iterable[str]) -> tuple[dict[str, int], int]:
+        return document_frequencies(store, words), store.count_chunks()
+
+    q = "May the lawnmower be used without daylight?"
+    assert verdict.question_concepts(q, counts, []).absent == []
+    q = "Does my insurance cover the lawnmower?"
+    assert [c.text for c in verdict.question_concepts(q, counts, []).absent] == ["insurance"]
