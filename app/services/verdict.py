@@ -28,6 +28,7 @@ import numpy as np
 
 from app.core import textkit
 from app.core.asking import asking_part
+from app.core.focus import question_focus
 from app.core.lexicon import PAIRS, translations
 from app.core.models import Answer, Chunk, Citation, Source, Support
 from app.core.text import collapse_ws
@@ -140,14 +141,18 @@ class CachedEmbed:
         return np.stack(out) if out else np.zeros((0, 0), dtype=np.float32)
 
 
-def word_similarity(embed: Embed | None) -> WordSimilarity | None:
-    """Word-to-word cosine similarities with the embedder, for paraphrased concepts."""
+def word_similarity(embed: Embed | None, also: Sequence[str] = ()) -> WordSimilarity | None:
+    """Word-to-word cosine similarities with the embedder, for paraphrased concepts.
+
+    ``also``: words embedded in the same call though not compared, for a :class:`CachedEmbed`
+    to remember: a call costs ~8 ms however few its words, so the question's words the
+    answer's check will compare later ride along with the concepts step's call."""
     if embed is None:
         return None
 
     def similar(terms: Sequence[str], words: Sequence[str]) -> list[list[float]]:
-        vecs = embed([*terms, *words])
-        return (vecs[: len(terms)] @ vecs[len(terms) :].T).tolist()
+        vecs = embed([*terms, *words, *also])
+        return (vecs[: len(terms)] @ vecs[len(terms) : len(terms) + len(words)].T).tolist()
 
     return similar
 
@@ -247,8 +252,10 @@ def question_concepts(
     absent = [c for c in absent_concepts(concepts, df) if not c.told]
     if absent and pairs:
         ev = Evidence.of([c.text for _, c in pairs])
+        later = [c.text.lstrip("\\") for c in concepts]  # what the answer's check compares
+        later += list(question_focus(question, lang).words)
         _cov, _covered, missing = coverage(
-            absent, ev, similar=word_similarity(embed), similar_languages=languages
+            absent, ev, similar=word_similarity(embed, also=later), similar_languages=languages
         )
         absent = [c for c in absent if c.text in missing]
     telling = [c for c in absent if telling_absence(c, question, lang)]
