@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app.core.config import Settings
-from app.core.progress import CancelToken, no_progress
 from app.services import ask_steps as steps
 from app.services import verdict
 from app.services.ask import AskService
@@ -69,14 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     questions = [q.question for q in real_corpus.load_real_questions(real_corpus.QUESTIONS, docs)]
     times: list[list[float]] = [[] for _ in caches]
     for i, question in enumerate(questions):
-        run = steps.AskRun(
-            question=question,
-            top_k=lib.settings.top_k,
-            doc_ids=None,
-            on_token=None,
-            progress=no_progress,
-            cancel=CancelToken.any_of(None),
-        )
+        run = steps.AskRun(question=question, top_k=lib.settings.top_k)
         steps.retrieve(run, lib)
         order = list(range(len(caches)))
         if i % 2:

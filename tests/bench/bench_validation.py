@@ -220,7 +220,6 @@ def bench_support_library() -> dict[str, float]:
     retrieved sentences. Every question once, after ``Library.warm_up``; word vectors are
     cached from question to question as in a session."""
     from app.core.config import Settings
-    from app.core.progress import CancelToken, no_progress
     from app.services import ask_steps as steps
     from app.services import verdict
     from app.services.ask import AskService
@@ -237,16 +236,11 @@ def bench_support_library() -> dict[str, float]:
         wall: list[float] = []
         cpu = 0.0  # of the timed part alone (searching and selecting are not the check)
         for question in LIBRARY_QUESTIONS:
-            run = steps.AskRun(
-                question=question,
-                top_k=lib.settings.top_k,
-                doc_ids=None,
-                on_token=None,
-                progress=no_progress,
-                cancel=CancelToken.any_of(None),
-            )
+            run = steps.AskRun(question=question, top_k=lib.settings.top_k)
             steps.retrieve(run, lib)
-            bundle = steps.select(run, ranked=True, free_quotes=False, similarity=ask._similarity())
+            bundle = steps.select(
+                run, ranked=True, free_quotes=False, similarity=ask._similarity(run)
+            )
             assert bundle is not None
             answer = steps.extractive(run, bundle, None)
             pairs = run.pairs
