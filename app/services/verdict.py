@@ -330,12 +330,8 @@ def _with_translations(
     another script."""
     targets = PAIRS.get(lang, ())
     unseen: dict[str, list[list[str]]] = {}
-    for c in concepts:
-        if c.kind not in ("term", "name") or not targets:
-            continue
-        if any(df.get(k, 0) for k in {c.text.lower(), *c.keys}):
-            continue
-        if c.parts and all(df.get(p, 0) for p in c.parts):
+    for c in absent_concepts(concepts, df) if targets else []:
+        if c.kind not in ("term", "name"):
             continue
         phrases = [
             content
