@@ -311,6 +311,30 @@ def main_script(text: str) -> str:
     return max(counts, key=lambda s: counts[s]) if counts else "latin"
 
 
+LANGUAGE_SCRIPTS: dict[str, frozenset[str]] = {
+    "ko": frozenset({"HANGUL"}),
+    "ja": frozenset({"HIRAGANA", "KATAKANA", "CJK"}),
+    "zh": frozenset({"CJK"}),
+    "ru": frozenset({"CYRILLIC"}),
+    "uk": frozenset({"CYRILLIC"}),
+    "el": frozenset({"GREEK"}),
+    "ar": frozenset({"ARABIC"}),
+    "he": frozenset({"HEBREW"}),
+}
+"""The scripts a language is written in (as :func:`main_script` names them), where it is not
+the Latin alphabet."""
+
+
+def written_in(word: str, languages: Collection[str] | None) -> bool:
+    """Whether every letter of ``word`` is in the script of one of ``languages`` (None: any): a word
+    an embedder that knows only English could place ("Versicherung" could be, 삼성 cannot:
+    all-MiniLM-L6-v2 reads Hangul as unknown word pieces)."""
+    if languages is None:
+        return True
+    scripts = {s for lang in languages for s in LANGUAGE_SCRIPTS.get(lang, ("latin",))}
+    return all(_script(ch) in scripts for ch in word if ch.isalpha())
+
+
 def other_language(question: str, passages: Sequence[str]) -> bool:
     """Whether ``passages`` (the nearest ones) are written in another language or script
     than ``question``: an English question about a German, French or Korean document. A

@@ -150,7 +150,7 @@ class AskService:
         if embed is None:
             return 0
         common = self.library.common_words(embed.max_words if limit is None else limit)
-        words = embed.unknown(neighbour_candidates(common, "en"))
+        words = embed.unknown(neighbour_candidates(common, "en", self._word_languages()))
         for start in range(0, len(words), WARM_BATCH):
             if not self._wait_for_questions(cancel):
                 return start

@@ -360,10 +360,18 @@ spells out ("eceeceessatssstesstestesssessee" in the FHS standard's figures), an
 an embedding on every question that retrieved them (0.3-0.7 s)."""
 
 
-def neighbour_candidates(words: Iterable[str], lang: str) -> list[str]:
+def neighbour_candidates(
+    words: Iterable[str], lang: str, known: Collection[str] | None = None
+) -> list[str]:
     """The words of the evidence that may stand for a concept as its embedding neighbour:
     not stop words, asking words or numbers, longer than two letters and no longer than
-    NEIGHBOUR_MAX_LEN (sorted)."""
+    NEIGHBOUR_MAX_LEN, written in the script of a language the embedder knows (``known``,
+    None: all; see :func:`~app.core.textkit.written_in`), sorted.
+
+    Why the script: over a Korean leaflet whose text came out of the PDF without spaces
+    ("개의긴팔에빨대를댄장난감고무문어의이름에서따왔다"), an English question's check
+    embedded 426 such "words" with the English MiniLM, which reads them as unknown pieces:
+    0.9-1.4 s for no neighbour it could find."""
     stops = textkit.stop_words(lang)
     return sorted(
         w
@@ -372,6 +380,7 @@ def neighbour_candidates(words: Iterable[str], lang: str) -> list[str]:
         and not w.isdigit()
         and w not in STOPS_EXTRA
         and w not in stops
+        and textkit.written_in(w, known)
     )
 
 
@@ -404,7 +413,7 @@ def coverage(
         else:
             unmatched.append(c)
     if unmatched and similar is not None:
-        cands = neighbour_candidates(set(ev.words), ev.lang)
+        cands = neighbour_candidates(set(ev.words), ev.lang, similar_languages)
         if not knows:  # only a kin word can count: embed no other word
             cands = [w for w in cands if any(kin(c, w, ev.lang) for c in unmatched)]
         if cands:
@@ -431,17 +440,21 @@ def coverage(
 
 
 def one_lookup(
-    similar: WordSimilarity | None, concepts: Sequence[Concept], ev: Evidence
+    similar: WordSimilarity | None,
+    concepts: Sequence[Concept],
+    ev: Evidence,
+    known: Collection[str] | None = None,
 ) -> WordSimilarity | None:
     """``similar`` answering every comparison one check makes (its key concepts', then its
     focus's, with the evidence's words) from a single call: each call of the embedder costs
     ~8 ms however few its words, and a check that compared both sets paid it twice. The
-    concepts the evidence matches by form are left out, as :func:`coverage` leaves them.
+    concepts the evidence matches by form are left out, as :func:`coverage` leaves them;
+    ``known`` as its ``similar_languages``.
     A later comparison of other terms or words is passed to ``similar`` itself."""
     if similar is None:
         return None
     terms = list(dict.fromkeys(c.text.lstrip("\\") for c in concepts if not _matches(c, ev)))
-    cands = neighbour_candidates(set(ev.words), ev.lang)
+    cands = neighbour_candidates(set(ev.words), ev.lang, known)
     if not terms or not cands:
         return similar
     table = similar(terms, cands)
@@ -680,7 +693,7 @@ def assess(
     focus = question_focus(question, lang)
     f_concepts = focus_concepts(focus, lang)
     if similar_languages is None or ev.lang in similar_languages:
-        similar = one_lookup(similar, [*concepts, *f_concepts], ev)
+        similar = one_lookup(similar, [*concepts, *f_concepts], ev, similar_languages)
     cov, covered, missing = coverage(
         concepts, ev, similar=similar, similar_languages=similar_languages
     )

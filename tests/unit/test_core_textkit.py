@@ -161,3 +161,12 @@ def test_everyday_words_of_every_stemmed_language() -> None:
     assert {"platz", "geld"} <= textkit.everyday_words("de")
     assert "walnut" not in textkit.everyday_words("en")
     assert textkit.everyday_words("xx") == frozenset()
+
+
+def test_written_in_the_scripts_of_the_languages() -> None:
+    assert textkit.written_in("Versicherung", {"en"})
+    assert not textkit.written_in("삼성", {"en"})
+    assert not textkit.written_in("및kfreebsd", {"en"})  # one Hangul letter is enough
+    assert textkit.written_in("삼성", {"en", "ko"})
+    assert textkit.written_in("삼성", None)
+    assert textkit.written_in("2015", {"en"})  # no letters: no script to misread

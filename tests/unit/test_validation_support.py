@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from app.core import textkit
 from app.core.asking import asking_part, topic
 from app.core.textkit import detect_language, restates
 from app.validation.answer_checks import (
@@ -210,6 +211,31 @@ def test_glyph_runs_are_never_embedded_as_neighbours() -> None:
     ev = Evidence.of([f"The staff {junk} were counted."], "en")
     coverage(key_concepts("How many employees?"), ev, similar=similar)
     assert "staff" in asked and junk not in asked
+
+
+def test_words_in_a_script_the_embedder_cannot_read_are_never_embedded() -> None:
+    """A Korean leaflet whose text came out of its PDF without spaces gave an English
+    question's check hundreds of Hangul "words" to embed with the English MiniLM (0.9-1.4 s,
+    and no neighbour it could find); with an embedder that knows every language they are
+    compared as before."""
+    asked: list[str] = []
+
+    def similar(terms: Sequence[str], words: Sequence[str]) -> list[list[float]]:
+        asked.extend(words)
+        return [[0.1] * len(words) for _ in terms]
+
+    text = "The staff 개의긴팔에빨대를댄장난감 and 및kfreebsd were counted."
+    ev = Evidence.of([text], "en")
+    q = "How many employees?"
+    coverage(key_concepts(q), ev, similar=similar, similar_languages={"en"})
+    assert "staff" in asked
+    assert not any(textkit.main_script(w) != "latin" or "및" in w for w in asked)
+    asked.clear()
+    coverage(key_concepts(q), ev, similar=similar)  # a multilingual embedder: every word
+    assert "개의긴팔에빨대를댄장난감" in asked and "및kfreebsd" in asked
+    asked.clear()
+    assess(q, [text], similar=similar, similar_languages={"en"})  # the whole check
+    assert "staff" in asked and "및kfreebsd" not in asked
 
 
 # --- answer type -----------------------------------------------------------------------------
