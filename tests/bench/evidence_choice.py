@@ -1,0 +1,162 @@
+"""Which sentence the answer step cites, and whether the passage's retrieval rank should weigh in.
+
+    python -m tests.bench.evidence_choice LIBRARY [--limit 440]
+
+LIBRARY is the real corpus's library (``eval_answers --set real --library ROOT`` builds it in
+``ROOT/real``). For every answerable development question it runs the app's own steps (search,
+then the prompt's semantic sentence ranking, ``prompt._select_semantic``) and records each
+candidate sentence's signals: its similarity to the question, its share of the question's
+words, whether it only restates the question, its passage's retrieval rank and score (as a
+share of the best passage's); and whether it is on an evidence page of the question's own
+document (the page the question names or one stating the same, as the evaluation counts).
+
+Then it scores the candidates with ``similarity + a * words + b * score share + k / rank -
+r * restates`` (today: a = 0.5, b = k = 0, r = 1) and chooses (a, b, k, r) on four folds of
+whole document families (``real.corpus.folds``) by how often the evidence the answer step would
+cite (the best sentence, and the runner-up when it scores at least 90% as well,
+``prompt.pick_evidence``) is on an evidence page, scored on the fifth. It prints pooled figures
+only: nothing about any one question.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from app.core.config import Settings
+from app.core.progress import CancelToken, no_progress
+from app.generation import prompt
+from app.services import ask_steps as steps
+from app.services.ask import AskService
+from app.services.library import Library
+from tests.bench.real import corpus as real_corpus
+
+TODAY = (0.5, 0.0, 0.0, 1.0)
+GRID = list(
+    itertools.product(
+        (0.0, 0.25, 0.5, 0.75, 1.0),  # words
+        (0.0, 0.1, 0.2, 0.3, 0.5),  # retrieval score share
+        (0.0, 0.05, 0.1, 0.2, 0.3),  # 1 / rank
+        (0.5, 1.0),  # restates
+    )
+)
+
+
+def candidates(library: Library, questions: Sequence[real_corpus.RealQuestion]) -> list[dict]:
+    """Per answerable question: its document and its candidate sentences' signals."""
+    ask = AskService(library)
+    files = {d.doc_id: Path(d.file).name for d in library.store.documents()}
+    captured: dict[str, Any] = {}
+    ranked = prompt._select_semantic
+
+    def capture(question, sources, sentences, similarity, budget):
+        out = ranked(question, sources, sentences, similarity, budget)
+        captured["pool"] = [x for x in sentences if x.similarity is not None]
+        return out
+
+    prompt._select_semantic = capture
+    rows = []
+    try:
+        for q in questions:
+            if not q.answerable:
+                continue
+            run = steps.AskRun(
+                question=q.question,
+                top_k=library.settings.top_k,
+                doc_ids=None,
+                on_token=None,
+                progress=no_progress,
+                cancel=CancelToken.any_of(None),
+            )
+            captured.clear()
+            if not steps.retrieve(run, library):
+                continue
+            steps.select(run, ranked=True, free_quotes=False, similarity=ask._similarity(run))
+            if not captured.get("pool"):
+                continue
+            by_n = {s.n: s for s in run.sources}
+            chunks = {
+                c.chunk_id: c
+                for c in library.store.get_chunks([s.chunk_id for s in run.sources], charmap=True)
+            }
+            best = max(s.score for s in run.sources) or 1.0
+            stated = {q.page, *(a.page for a in q.also)}
+            cands = []
+            for x in captured["pool"]:
+                src = by_n[x.source]
+                chunk = chunks.get(src.chunk_id)
+                pages = {src.page_start}
+                if chunk is not None and chunk.charmap is not None and len(chunk.charmap):
+                    at = chunk.charmap.page_at(x.start) or src.page_start
+                    pages = {at, *(r.page for r in chunk.charmap.rects(x.start, x.end))}
+                similarity = float(x.similarity or 0.0)
+                cands.append(
+                    {
+                        "sim": similarity,
+                        "words": x.coverage,
+                        "restates": x.score < similarity + 0.5 * x.coverage - 0.5,
+                        "share": src.score / best,
+                        "rank": src.n,
+                        "right": files.get(src.doc_id) == q.document and bool(pages & stated),
+                    }
+                )
+            rows.append({"doc": q.document, "cands": cands})
+    finally:
+        prompt._select_semantic = ranked
+    return rows
+
+
+def score(c: dict, w: Sequence[float]) -> float:
+    a, b, k, r = w
+    return c["sim"] + a * c["words"] + b * c["share"] + k / c["rank"] - r * c["restates"]
+
+
+def cited_right(row: dict, w: Sequence[float]) -> bool:
+    """Whether the evidence the answer step would cite with weights ``w`` is on a right page."""
+    ranked = sorted(row["cands"], key=lambda c: -score(c, w))
+    cited = ranked[:1]
+    if (
+        len(ranked) > 1
+        and score(ranked[0], w) > 0
+        and score(ranked[1], w) >= 0.9 * score(ranked[0], w)
+    ):
+        cited.append(ranked[1])
+    return any(c["right"] for c in cited)
+
+
+def share(rows: Sequence[dict], w: Sequence[float]) -> float:
+    return sum(cited_right(r, w) for r in rows) / max(len(rows), 1)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("library", type=Path)
+    ap.add_argument("--limit", type=int, default=440)
+    args = ap.parse_args(argv)
+    library = Library(Settings(library=args.library))
+    library.warm_up()
+    library.count_words()
+    docs = real_corpus.load_manifest()
+    questions = real_corpus.load_real_questions(real_corpus.QUESTIONS, docs)[: args.limit]
+    rows = candidates(library, questions)
+    fold_of = real_corpus.folds(docs, 5)
+    reach = sum(any(c["right"] for c in r["cands"]) for r in rows) / max(len(rows), 1)
+    print(f"{len(rows)} answerable questions; a candidate on an evidence page: {reach:.3f}")
+    print(f"today's weights {TODAY}: evidence cited on an evidence page {share(rows, TODAY):.3f}")
+    held = 0.0
+    for fold in sorted({fold_of[r["doc"]] for r in rows}):
+        train = [r for r in rows if fold_of[r["doc"]] != fold]
+        test = [r for r in rows if fold_of[r["doc"]] == fold]
+        w = max(GRID, key=lambda w: (share(train, w), -w[1] - w[2]))
+        held += share(test, w) * len(test)
+        print(f"fold {fold}: chose {w}")
+    print(f"cross-validated (weights chosen on the other folds): {held / len(rows):.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
