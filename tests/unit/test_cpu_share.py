@@ -3,6 +3,7 @@ idle, fewer while other work keeps cores busy."""
 
 from __future__ import annotations
 
+import os
 import resource
 import subprocess
 import sys
@@ -82,3 +83,16 @@ def test_after_a_long_pause_the_machine_is_sampled_afresh(monkeypatch: pytest.Mo
     monkeypatch.setattr(cpu, "snapshot", lambda: next(fresh))
     monkeypatch.setattr(cpu.time, "sleep", lambda s: None)
     assert share.threads() == 2  # the hour (1 core busy throughout) is ignored
+
+
+def test_numpy_runs_on_one_thread_unless_the_user_says_otherwise() -> None:
+    """numpy's OpenBLAS idles its worker in a spin for ~0.1 s after each product; on 2 cores
+    the embedder call right after a search then took 60-120 ms instead of 9. Importing the
+    app sets it to one thread before numpy loads, and leaves a user's own setting alone."""
+    probe = "import os, app, numpy; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "1", out.stderr
+    env["OPENBLAS_NUM_THREADS"] = "2"
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "2", out.stderr
