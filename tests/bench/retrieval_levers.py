@@ -120,6 +120,21 @@ LEVERS: dict[str, list[dict[str, Any]]] = {
     "translation": [
         *({"translation_weight": w} for w in (0.0, 0.5, 0.75, 1.0, 1.5, 2.0)),
     ],
+    "document": [
+        {},
+        *(
+            {"document_weight": w, "document_pool": n}
+            for w, n in itertools.product((0.25, 0.5, 1.0, 2.0, 4.0), (10, 20, 40))
+        ),
+    ],
+    "boosts": [
+        {},
+        *(
+            {"title_boost": t, "coverage_boost": c}
+            for t, c in itertools.product((0.0, 0.5, 1.0, 2.0), (0.0, 0.5, 1.0, 2.0))
+            if t or c
+        ),
+    ],
     "fusion": [
         {},
         *(
