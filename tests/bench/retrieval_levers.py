@@ -135,6 +135,16 @@ LEVERS: dict[str, list[dict[str, Any]]] = {
             if t or c
         ),
     ],
+    "dedupe": [
+        {},
+        *(
+            {"dedupe_overlap": o, "dedupe_adjacent": a}
+            for o, a in itertools.product((0.3, 0.45, 0.6, 0.8), (False, True))
+            if (o, a) != (0.6, False)
+        ),
+        {"candidates": 60},
+        {"candidates": 80},
+    ],
     "fusion": [
         {},
         *(
