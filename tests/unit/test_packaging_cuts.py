@@ -14,6 +14,7 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -62,7 +63,10 @@ def test_standins_cover_what_sentence_transformers_imports_at_start_up() -> None
     spec = importlib.util.find_spec("sentence_transformers")
     assert spec and spec.origin
     util = Path(spec.origin).parent / "util"
-    standins = load("standins", PKG / "rthooks" / "standins.py")
+    # Loading the hook installs its stand-ins (sklearn as None, sklearn.metrics a stand-in):
+    # they must not outlive this test, or a later test that fits a model cannot import sklearn.
+    with mock.patch.dict(sys.modules):
+        standins = load("standins", PKG / "rthooks" / "standins.py")
     found = {}
     for name in ("similarity.py", "tensor.py"):
         text = (util / name).read_text(encoding="utf-8")
