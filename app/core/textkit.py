@@ -331,8 +331,17 @@ def written_in(word: str, languages: Collection[str] | None) -> bool:
     all-MiniLM-L6-v2 reads Hangul as unknown word pieces)."""
     if languages is None:
         return True
-    scripts = {s for lang in languages for s in LANGUAGE_SCRIPTS.get(lang, ("latin",))}
+    scripts = _scripts_of(frozenset(languages))
+    if word.isascii():  # most words a check compares, at a fraction of the letter-by-letter cost
+        return "latin" in scripts or not any(ch.isalpha() for ch in word)
     return all(_script(ch) in scripts for ch in word if ch.isalpha())
+
+
+@lru_cache(maxsize=16)
+def _scripts_of(languages: frozenset[str]) -> frozenset[str]:
+    """The scripts ``languages`` are written in (:data:`LANGUAGE_SCRIPTS`, else Latin), worked
+    out once: :func:`written_in` asks for every word a support check compares."""
+    return frozenset(s for lang in languages for s in LANGUAGE_SCRIPTS.get(lang, ("latin",)))
 
 
 def other_language(question: str, passages: Sequence[str]) -> bool:
