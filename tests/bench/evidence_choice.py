@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.config import Settings
-from app.core.progress import CancelToken, no_progress
+from app.core.textkit import detect_language, restates
 from app.generation import prompt
 from app.services import ask_steps as steps
 from app.services.ask import AskService
@@ -64,15 +64,9 @@ def candidates(library: Library, questions: Sequence[real_corpus.RealQuestion]) 
         for q in questions:
             if not q.answerable:
                 continue
-            run = steps.AskRun(
-                question=q.question,
-                top_k=library.settings.top_k,
-                doc_ids=None,
-                on_token=None,
-                progress=no_progress,
-                cancel=CancelToken.any_of(None),
-            )
+            run = steps.AskRun(question=q.question, top_k=library.settings.top_k)
             captured.clear()
+            lang = detect_language(q.question)
             if not steps.retrieve(run, library):
                 continue
             steps.select(run, ranked=True, free_quotes=False, similarity=ask._similarity(run))
@@ -93,12 +87,11 @@ def candidates(library: Library, questions: Sequence[real_corpus.RealQuestion]) 
                 if chunk is not None and chunk.charmap is not None and len(chunk.charmap):
                     at = chunk.charmap.page_at(x.start) or src.page_start
                     pages = {at, *(r.page for r in chunk.charmap.rects(x.start, x.end))}
-                similarity = float(x.similarity or 0.0)
                 cands.append(
                     {
-                        "sim": similarity,
+                        "sim": float(x.similarity or 0.0),
                         "words": x.coverage,
-                        "restates": x.score < similarity + 0.5 * x.coverage - 0.5,
+                        "restates": restates(x.text, q.question, lang),
                         "share": src.score / best,
                         "rank": src.n,
                         "right": files.get(src.doc_id) == q.document and bool(pages & stated),
