@@ -133,7 +133,12 @@ class IngestOutcome(BaseModel):
 
 
 class SearchHit(BaseModel):
-    """A retrieved chunk. ``n`` is its source number in an answer (1-based), else 0."""
+    """A retrieved chunk. ``n`` is its source number in an answer (1-based), else 0.
+
+    ``keyword_rank`` and ``vector_rank``: its 1-based rank in the question's own keyword
+    list and vector list before fusion, 0 when that list did not return it (or the search
+    had no such list). Whether the two independent searches agree on a passage is a signal
+    of the status model (:mod:`app.validation.status_model`)."""
 
     rank: int
     chunk_id: str
@@ -145,6 +150,8 @@ class SearchHit(BaseModel):
     section: str
     score: float
     text: str
+    keyword_rank: int = 0
+    vector_rank: int = 0
 
 
 class RawCitation(BaseModel):

@@ -304,6 +304,8 @@ class HybridRetriever:
             adjacent=p.dedupe_adjacent,
             limit=top_k,
         )
+        keyword_rank = {cid: i for i, cid in enumerate(text_ids, start=1)}
+        vector_rank = {cid: i for i, cid in enumerate(vec_ids, start=1)}
         hits = []
         for rank, passage in enumerate(kept, start=1):
             c = chunks[passage.chunk_id]
@@ -320,6 +322,8 @@ class HybridRetriever:
                     section=c.section,
                     score=round(scores[c.chunk_id], 6),
                     text=c.text,
+                    keyword_rank=keyword_rank.get(c.chunk_id, 0),
+                    vector_rank=vector_rank.get(c.chunk_id, 0),
                 )
             )
         timings["total"] = ms_since(t0, 3)

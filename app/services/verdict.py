@@ -633,6 +633,22 @@ def cited_retrieval(
     return [h.rank for h in hits], [float(h.score) / best if best > 0 else 0.0 for h in hits]
 
 
+def list_ranks(
+    citations: Sequence[Citation], pairs: Sequence[tuple[Source, Chunk]]
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(keyword rank, vector rank) before fusion of the best-ranked passage ``citations``
+    cite, and of the top retrieved passage (``SearchHit.keyword_rank``, ``vector_rank``;
+    0 where none)."""
+    by_chunk = {s.chunk_id: s for s, _ in pairs}
+    cited = [by_chunk[c.chunk_id] for c in citations if c.chunk_id in by_chunk]
+    best = min(cited, key=lambda s: s.rank, default=None)
+    top = min((s for s, _ in pairs), key=lambda s: s.rank, default=None)
+    return (
+        (best.keyword_rank, best.vector_rank) if best else (0, 0),
+        (top.keyword_rank, top.vector_rank) if top else (0, 0),
+    )
+
+
 def answer_features(
     answer: Answer,
     result: SupportCheck,
@@ -643,12 +659,15 @@ def answer_features(
 ) -> dict[str, float]:
     """The status model's row for a finished (not refused) answer (``status_model.features``)."""
     ranks, scores = cited_retrieval(answer.citations, pairs)
+    cited_lists, top_lists = list_ranks(answer.citations, pairs)
     return features(
         result,
         generated=answer.kind == "generated",
         verified=answer.validation.status == "GREEN",
         cited_ranks=ranks,
         cited_scores=scores,
+        cited_list_ranks=cited_lists,
+        top_list_ranks=top_lists,
         relevance=relevance,
         n_citations=len(answer.citations),
         other_language=other_language(answer.question, [c.quote for c in answer.citations]),

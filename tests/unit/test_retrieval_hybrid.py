@@ -413,3 +413,28 @@ def test_a_document_whose_samples_cannot_be_read_is_not_asked_again(emb: HashEmb
     samples = [ids for ids in asked if any(i.startswith("de01:") for i in ids)]
     assert len(samples) == 1  # the first search's sample only
     assert r._doc_language == {"en01": "en", "de01": ""}
+
+
+def test_each_hit_carries_its_rank_in_the_keyword_and_the_vector_list(
+    store: FakeStore, emb: HashEmbedder
+) -> None:
+    query = "How often must I clean the air filter?"
+    hits = HybridRetriever(store, emb).search(query, top_k=5)
+    terms = " ".join(
+        w for w in _WORD.findall(query.lower()) if w in {"often", "clean", "air", "filter"}
+    )
+    keyword = [cid for cid, _ in store.text_search(terms, 40)]
+    vector = [cid for cid, _ in store.vector_search(emb.embed([query])[0], 40)]
+    for h in hits:
+        want_k = keyword.index(h.chunk_id) + 1 if h.chunk_id in keyword else 0
+        want_v = vector.index(h.chunk_id) + 1 if h.chunk_id in vector else 0
+        assert (h.keyword_rank, h.vector_rank) == (want_k, want_v)
+    assert hits[0].keyword_rank == 1 and hits[0].vector_rank >= 1
+    # A chunk no keyword matches was found by its vector alone.
+    assert any(h.keyword_rank == 0 and h.vector_rank > 0 for h in hits)
+
+
+def test_without_an_embedder_no_hit_has_a_vector_rank(store: FakeStore) -> None:
+    hits = HybridRetriever(store, None).search("sensor cable broken", top_k=3)
+    assert hits and all(h.vector_rank == 0 for h in hits)
+    assert hits[0].keyword_rank == 1

@@ -12,7 +12,8 @@ from app.core.textkit import word_languages
 from app.generation.prompt import build_prompt
 from app.services import verdict
 from app.services.answers import FAR_TEXT, REFUSAL_TEXT
-from app.validation.status_model import FEATURES, StatusModel
+from app.validation.status_model import FEATURES, StatusModel, features
+from app.validation.support import assess
 from tests.answer_factory import citation
 
 pytestmark = pytest.mark.unit
@@ -719,3 +720,33 @@ def test_a_year_counted_in_the_library_is_not_missing_though_no_passage_prints_i
     q = "What dividend did the company pay per share in 2023?"
     c = verdict.question_concepts(q, lambda w: ({x: int(x == "fy2023") for x in w}, 2), pairs())
     assert c.years == []
+
+
+def test_list_ranks_are_those_of_the_best_ranked_cited_passage_and_of_the_top_one() -> None:
+    ps = pairs()
+    ps[0][0].keyword_rank, ps[0][0].vector_rank = 1, 4
+    ps[1][0].keyword_rank, ps[1][0].vector_rank = 0, 2
+    second = ps[1][0]
+    cite = Citation(
+        n=2,
+        doc_id="doc",
+        chunk_id=second.chunk_id,
+        file=second.file,
+        page=2,
+        section=second.section,
+        quote="The company employs a staff of 250 people",
+        match="exact",
+        score=100.0,
+    )
+    assert verdict.list_ranks([cite], ps) == ((0, 2), (1, 4))
+    assert verdict.list_ranks([], ps) == ((0, 0), (1, 4))
+    assert verdict.list_ranks([], []) == ((0, 0), (0, 0))
+    x = features(
+        assess("How many people?", [cite.quote]),
+        generated=False,
+        verified=True,
+        cited_list_ranks=(0, 2),
+        top_list_ranks=(1, 4),
+    )
+    assert (x["cited_keyword_rank"], x["cited_vector_rank"]) == (0.0, 0.5)
+    assert (x["top_keyword_rank"], x["top_vector_rank"]) == (1.0, 0.25)
