@@ -208,6 +208,8 @@ class FakeLibrary:
                 section=c.section,
                 score=1.0 / (i + 1),
                 text=c.text,
+                keyword_rank=i + 1,  # as if both of the real search's lists ranked them so
+                vector_rank=i + 1,
             )
             for i, c in enumerate(chunks)
         ]

@@ -164,7 +164,13 @@ def conversation_search(
         [([h.chunk_id for h in hits], 1.0), ([h.chunk_id for h in joint], 1.0)]
     )
     order = sorted(by_id, key=lambda cid: -fused[cid])[:top_k]  # stable: ties keep first-seen
-    ranked = [by_id[cid].model_copy(update={"rank": i}) for i, cid in enumerate(order, start=1)]
+    # A passage's ranks in the keyword and vector lists (a signal of the status model) are
+    # those of the question's own search where it found the passage.
+    own = {h.chunk_id: {"keyword_rank": h.keyword_rank, "vector_rank": h.vector_rank} for h in hits}
+    ranked = [
+        by_id[cid].model_copy(update={"rank": i, **own.get(cid, {})})
+        for i, cid in enumerate(order, start=1)
+    ]
     merged = {k: timings.get(k, 0.0) + more.get(k, 0.0) for k in {*timings, *more}}
     return ranked, merged
 

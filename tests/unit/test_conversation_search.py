@@ -15,8 +15,10 @@ from app.services.ask_steps import conversation_search
 from tests.fakes import FakeLibrary
 
 
-def _hit(cid: str, rank: int) -> SearchHit:
+def _hit(cid: str, rank: int, lists: int = 0) -> SearchHit:
     return SearchHit(
+        keyword_rank=lists + rank,
+        vector_rank=lists + rank + 1,
         rank=rank,
         chunk_id=cid,
         doc_id=cid.split(":")[0],
@@ -44,7 +46,9 @@ class ScriptedLibrary(FakeLibrary):
         self.searches.append(query)
         self.scopes.append(doc_ids)
         ids = self.rankings[query][: top_k or 5]
-        return [_hit(c, i) for i, c in enumerate(ids, start=1)], {"embed": 2.0, "total": 5.0}
+        lists = 100 * list(self.rankings).index(query)  # each query's list ranks told apart
+        hits = [_hit(c, i, lists) for i, c in enumerate(ids, start=1)]
+        return hits, {"embed": 2.0, "total": 5.0}
 
 
 PREVIOUS = "How many men get breast cancer?"
@@ -75,6 +79,9 @@ def test_the_two_rankings_are_fused_by_reciprocal_rank(tmp_path: Path) -> None:
     assert lib.searches == [QUESTION, JOINT]
     assert lib.scopes == [["a", "b", "c"], ["a", "b", "c"]]  # the scope holds for both
     assert timings == {"embed": 4.0, "total": 10.0}
+    # list ranks (a signal of the status model) are the question's own search's where it
+    # found the passage, else the joint search's
+    assert [(h.keyword_rank, h.vector_rank) for h in hits] == [(3, 4), (2, 3), (1, 2), (102, 103)]
 
 
 @pytest.mark.parametrize("context", ["", "   "])

@@ -41,13 +41,16 @@ pytestmark = pytest.mark.unit
 
 def _row(s: SupportCheck) -> dict[str, float]:
     """This support check as the shipped status model (``resources/status_model.json``) sees
-    it: one verified quote, the other signals (retrieval rank and score, the prompt's
-    relevance, the chat model's judgement) at their training means, so only the check's own
+    it: one verified quote, the other signals (retrieval rank and score, the cited and top
+    passages' ranks in the keyword and vector lists, the prompt's relevance, the chat
+    model's judgement) at their training means, so only the check's own
     signals move the probability away from the average answer's."""
     model = shipped()
     mean = dict(zip(model.features, model.mean, strict=True))
     x = features(s, generated=False, verified=True, n_citations=1)
-    for name in ("cited_rank", "cited_score", "relevance", "judgement", "has_judgement"):
+    retrieval = ("cited_rank", "cited_score", "cited_keyword_rank", "cited_vector_rank")
+    retrieval += ("top_keyword_rank", "top_vector_rank", "relevance")
+    for name in (*retrieval, "judgement", "has_judgement"):
         x[name] = mean[name]
     return x
 

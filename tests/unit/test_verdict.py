@@ -49,6 +49,8 @@ def pairs(texts: Iterable[str] = TEXTS) -> list[tuple[Source, Chunk]]:
             section=chunk.section,
             score=1.0,
             text=text,
+            keyword_rank=i + 1,  # found by both of the question's lists, in this order
+            vector_rank=i + 1,
         )
         out.append((src, chunk))
     return out
