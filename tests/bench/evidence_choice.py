@@ -11,7 +11,9 @@ share of the best passage's); and whether it is on an evidence page of the quest
 document (the page the question names or one stating the same, as the evaluation counts).
 
 Then it scores the candidates with ``similarity + a * words + b * score share + k / rank -
-r * restates`` (today: a = 0.5, b = k = 0, r = 1) and chooses (a, b, k, r) on four folds of
+r * restates + m * agreement`` (today: a = 0.5, b = k = m = 0, r = 1; agreement: the mean of
+the passage's inverse ranks in the question's keyword and vector lists, 1 for a passage both
+rank first, ``SearchHit.keyword_rank`` / ``vector_rank``) and chooses (a, b, k, r) on four folds of
 whole document families (``real.corpus.folds``) by how often the evidence the answer step would
 cite (the best sentence, and the runner-up when it scores at least 90% as well,
 ``prompt.pick_evidence``) is on an evidence page, scored on the fifth. It prints pooled figures
@@ -35,13 +37,14 @@ from app.services.ask import AskService
 from app.services.library import Library
 from tests.bench.real import corpus as real_corpus
 
-TODAY = (0.5, 0.0, 0.0, 1.0)
+TODAY = (0.5, 0.0, 0.0, 1.0, 0.0)
 GRID = list(
     itertools.product(
         (0.0, 0.25, 0.5, 0.75, 1.0),  # words
         (0.0, 0.1, 0.2, 0.3, 0.5),  # retrieval score share
         (0.0, 0.05, 0.1, 0.2, 0.3),  # 1 / rank
         (0.5, 1.0),  # restates
+        (0.0, 0.05, 0.1, 0.2, 0.4),  # the two lists' agreement on the passage
     )
 )
 
@@ -94,6 +97,7 @@ def candidates(library: Library, questions: Sequence[real_corpus.RealQuestion]) 
                         "restates": restates(x.text, q.question, lang),
                         "share": src.score / best,
                         "rank": src.n,
+                        "agree": (_inverse(src.keyword_rank) + _inverse(src.vector_rank)) / 2,
                         "right": files.get(src.doc_id) == q.document and bool(pages & stated),
                     }
                 )
@@ -103,9 +107,20 @@ def candidates(library: Library, questions: Sequence[real_corpus.RealQuestion]) 
     return rows
 
 
+def _inverse(rank: int) -> float:
+    return 1.0 / rank if rank > 0 else 0.0
+
+
 def score(c: dict, w: Sequence[float]) -> float:
-    a, b, k, r = w
-    return c["sim"] + a * c["words"] + b * c["share"] + k / c["rank"] - r * c["restates"]
+    a, b, k, r, m = w
+    return (
+        c["sim"]
+        + a * c["words"]
+        + b * c["share"]
+        + k / c["rank"]
+        - r * c["restates"]
+        + m * c.get("agree", 0.0)
+    )
 
 
 def cited_right(row: dict, w: Sequence[float]) -> bool:
@@ -144,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for fold in sorted({fold_of[r["doc"]] for r in rows}):
         train = [r for r in rows if fold_of[r["doc"]] != fold]
         test = [r for r in rows if fold_of[r["doc"]] == fold]
-        w = max(GRID, key=lambda w: (share(train, w), -w[1] - w[2]))
+        w = max(GRID, key=lambda w: (share(train, w), -w[1] - w[2] - w[4]))
         held += share(test, w) * len(test)
         print(f"fold {fold}: chose {w}")
     print(f"cross-validated (weights chosen on the other folds): {held / len(rows):.3f}")

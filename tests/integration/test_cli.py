@@ -27,6 +27,8 @@ HIT_KEYS = {
     "section",
     "score",
     "text",
+    "keyword_rank",
+    "vector_rank",
 }
 
 
