@@ -16,8 +16,10 @@ carry everything the post-hoc levers here need.
 from __future__ import annotations
 
 import copy
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
@@ -241,27 +243,68 @@ class StatusModelLever:
     regression over the judged answers' features, fitted on the training folds, with its two
     thresholds chosen there too: ``green_at`` the lowest probability above which GREEN's
     precision reaches ``precision``, ``refuse_below`` the highest below which at most
-    ``answerable_refused`` of the answerable questions the model judges fall."""
+    ``answerable_refused`` of the answerable questions the model judges fall.
+
+    The thresholds are chosen as the shipped model's are (``train_verdict --write``): on
+    probabilities of models fitted without each answer's documents (``inner_folds`` folds of
+    the training documents' families), not on the fitted model's own probabilities, which are
+    higher on the answers it was fitted on and so put GREEN's threshold too low. With fewer
+    than two families to hold out (or ``inner_folds`` below 2) they are chosen in-sample."""
 
     precision: float = 0.95
     answerable_refused: float = 0.10
     c: float = 1.0
     name: str = "status-model"
+    inner_folds: int = 4
 
     def fit(self, train: Sequence[Outcome]) -> StatusModel:
         rows = judged(train)
-        x = np.array([[float(_features(o).get(n, 0.0)) for n in FEATURES] for o in rows])
-        y = np.array([right(o) for o in rows], dtype=int)
-        weights = fit_logistic(x, y, self.c)
-        model = StatusModel(features=FEATURES, green_at=1.0, refuse_below=0.0, about={}, **weights)
-        probs = [model.probability(_features(o)) for o in rows]
+        model = self._fitted(rows)
+        probs = self._held_out(rows) or [model.probability(_features(o)) for o in rows]
         green_at, refuse_below = choose_thresholds(
             probs, rows, precision=self.precision, answerable_refused=self.answerable_refused
         )
         return replace(model, green_at=green_at, refuse_below=refuse_below)
 
+    def _fitted(self, rows: Sequence[Outcome]) -> StatusModel:
+        x = np.array([[float(_features(o).get(n, 0.0)) for n in FEATURES] for o in rows])
+        y = np.array([right(o) for o in rows], dtype=int)
+        weights = fit_logistic(x, y, self.c)
+        return StatusModel(features=FEATURES, green_at=1.0, refuse_below=0.0, about={}, **weights)
+
+    def _held_out(self, rows: Sequence[Outcome]) -> list[float] | None:
+        """Each row's probability under a model fitted without its document family (the
+        families spread over ``inner_folds`` folds); None when that cannot be done."""
+        families = sorted({family(o.doc) for o in rows}, key=lambda f: zlib.crc32(f.encode()))
+        if self.inner_folds < 2 or len(families) < 2:
+            return None
+        fold_of = {f: i % self.inner_folds for i, f in enumerate(families)}
+        probs: list[float | None] = [None] * len(rows)
+        for fold in set(fold_of.values()):
+            train = [o for o in rows if fold_of[family(o.doc)] != fold]
+            if len({right(o) for o in train}) < 2:
+                return None
+            model = self._fitted(train)
+            for i, o in enumerate(rows):
+                if fold_of[family(o.doc)] == fold:
+                    probs[i] = model.probability(_features(o))
+        return [p for p in probs if p is not None]
+
     def apply(self, params: StatusModel, outcome: Outcome) -> Outcome:
         return redecide(outcome, params)
+
+
+def family(doc: str) -> str:
+    """The group a document is held out with: its family in the real corpus (a paper and its
+    slides), else the document itself (a development set's ``set:file``)."""
+    return _families().get(doc, doc)
+
+
+@lru_cache(maxsize=1)
+def _families() -> dict[str, str]:
+    from tests.bench.real import corpus as real_corpus
+
+    return {d.file: d.family for d in real_corpus.load_manifest()}
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, c: float = 1.0) -> dict[str, Any]:

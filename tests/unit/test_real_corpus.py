@@ -382,3 +382,24 @@ def test_thresholds_are_chosen_for_precision_and_for_answerable_refusals() -> No
     green_at, refuse_below = choose_thresholds(probs, rows, precision=0.95, answerable_refused=0.10)
     assert green_at == pytest.approx(0.48)  # from 0.48 up: 50 right of 52 = 96.2%
     assert refuse_below == pytest.approx(0.10)  # 10 of 100 answerable below
+
+
+def test_the_lever_chooses_thresholds_on_answers_held_out_of_its_inner_fits() -> None:
+    """Four documents of twenty answers each: every answer's probability for the thresholds
+    comes from a model fitted without its own document, as ``train_verdict --write`` chooses
+    the shipped thresholds; with one document to fit on, in-sample."""
+    rows = [
+        _judged(f"{d}.pdf", 100 * k + i, focus=(i + k) / 30, right=i >= 8 + k)
+        for k, d in enumerate("abcd")
+        for i in range(20)
+    ]
+    lever = StatusModelLever(inner_folds=4)
+    held = lever._held_out(rows)
+    assert held is not None and len(held) == len(rows)
+    for i, o in enumerate(rows):
+        without = lever._fitted([r for r in rows if r.doc != o.doc])
+        assert held[i] == pytest.approx(without.probability(o.support["features"]))
+    in_sample = lever._fitted(rows)
+    assert held != [in_sample.probability(o.support["features"]) for o in rows]
+    assert StatusModelLever(inner_folds=0)._held_out(rows) is None
+    assert lever._held_out([r for r in rows if r.doc == "a.pdf"]) is None
