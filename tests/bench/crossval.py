@@ -294,6 +294,12 @@ class StatusModelLever:
         return redecide(outcome, params)
 
 
+def source(doc: str) -> str:
+    """Which source an answer's document belongs to: a development set's (``train_verdict``
+    names them ``set:file``) or the real corpus's."""
+    return "development sets" if ":" in doc else "real"
+
+
 def family(doc: str) -> str:
     """The group a document is held out with: its family in the real corpus (a paper and its
     slides), else the document itself (a development set's ``set:file``)."""
@@ -334,11 +340,42 @@ def choose_thresholds(
     *,
     precision: float,
     answerable_refused: float,
+    per_source: bool = True,
 ) -> tuple[float, float]:
     """(green_at, refuse_below) for ``rows`` with the model's ``probs``: GREEN (verified
     quotes only) at the lowest probability at which the answers at or above it reach
     ``precision``; a refusal below the highest probability under which at most
-    ``answerable_refused`` of the answerable rows fall."""
+    ``answerable_refused`` of the answerable rows fall.
+
+    With ``per_source``, GREEN's threshold is the highest of those that reach ``precision``
+    on each source on its own (:func:`source`: the real corpus, the development sets), as
+    the issue's target asks for each: pooled, the easier development sets pull the
+    threshold below where the real corpus reaches it (2026-11-27: cross-validated on the real
+    corpus 86.8% pooled, 95.2% per source; tests/bench/README.md)."""
+    if per_source:
+        by_source: dict[str, list[int]] = {}
+        for i, o in enumerate(rows):
+            by_source.setdefault(source(o.doc), []).append(i)
+        if len(by_source) > 1:
+            greens = [
+                choose_thresholds(
+                    [probs[i] for i in idx],
+                    [rows[i] for i in idx],
+                    precision=precision,
+                    answerable_refused=answerable_refused,
+                    per_source=False,
+                )[0]
+                for idx in by_source.values()
+            ]
+            _, refuse_below = choose_thresholds(
+                probs,
+                rows,
+                precision=precision,
+                answerable_refused=answerable_refused,
+                per_source=False,
+            )
+            green_at = max(greens)
+            return round(green_at, 4), round(min(refuse_below, green_at), 4)
     pairs = sorted(
         (
             (p, right(o))

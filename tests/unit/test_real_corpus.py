@@ -384,6 +384,30 @@ def test_thresholds_are_chosen_for_precision_and_for_answerable_refusals() -> No
     assert refuse_below == pytest.approx(0.10)  # 10 of 100 answerable below
 
 
+def test_greens_threshold_reaches_the_precision_on_each_source_on_its_own() -> None:
+    """The real corpus and the development sets (``set:file`` documents) each reach 95% above
+    GREEN's threshold; pooled, the easier source would pull it below the harder one's."""
+    probs = [i / 100 for i in range(100)]
+    real = [_judged("a.pdf", i, focus=0, right=i >= 50) for i in range(100)]  # 95% from 0.48
+    dev = [_judged("manuals:b.pdf", i, focus=0, right=i >= 5) for i in range(100)]  # from 0.0
+    both = [*real, *dev]
+    green_at, refuse_below = choose_thresholds(
+        probs + probs, both, precision=0.95, answerable_refused=0.10
+    )
+    assert green_at == pytest.approx(0.48)
+    pooled, _ = choose_thresholds(
+        probs + probs, both, precision=0.95, answerable_refused=0.10, per_source=False
+    )
+    assert pooled < green_at
+    # the refusal threshold is still the pooled one: 10% of all answerable questions below
+    assert (
+        refuse_below
+        == choose_thresholds(
+            probs + probs, both, precision=0.95, answerable_refused=0.10, per_source=False
+        )[1]
+    )
+
+
 def test_the_lever_chooses_thresholds_on_answers_held_out_of_its_inner_fits() -> None:
     """Four documents of twenty answers each: every answer's probability for the thresholds
     comes from a model fitted without its own document, as ``train_verdict --write`` chooses
