@@ -620,6 +620,14 @@ def adds_nothing(question: str, sentence: str, quotes: Sequence[str]) -> str | N
     return None
 
 
+def cited_sources(
+    citations: Sequence[Citation], pairs: Sequence[tuple[Source, Chunk]]
+) -> list[Source]:
+    """The retrieved passages ``citations`` cite, in the citations' order."""
+    by_chunk = {s.chunk_id: s for s, _ in pairs}
+    return [by_chunk[c.chunk_id] for c in citations if c.chunk_id in by_chunk]
+
+
 def cited_retrieval(
     citations: Sequence[Citation], pairs: Sequence[tuple[Source, Chunk]]
 ) -> tuple[list[int], list[float]]:
@@ -627,8 +635,7 @@ def cited_retrieval(
     each score over the best retrieved passage's: the fused score's scale depends on how
     many lists a question's search had (a translation adds one in a library of two
     languages), its share of the best does not."""
-    by_chunk = {s.chunk_id: s for s, _ in pairs}
-    hits = [by_chunk[c.chunk_id] for c in citations if c.chunk_id in by_chunk]
+    hits = cited_sources(citations, pairs)
     best = max((float(s.score) for s, _ in pairs), default=0.0)
     return [h.rank for h in hits], [float(h.score) / best if best > 0 else 0.0 for h in hits]
 
@@ -639,9 +646,7 @@ def list_ranks(
     """(keyword rank, vector rank) before fusion of the best-ranked passage ``citations``
     cite, and of the top retrieved passage (``SearchHit.keyword_rank``, ``vector_rank``;
     0 where none)."""
-    by_chunk = {s.chunk_id: s for s, _ in pairs}
-    cited = [by_chunk[c.chunk_id] for c in citations if c.chunk_id in by_chunk]
-    best = min(cited, key=lambda s: s.rank, default=None)
+    best = min(cited_sources(citations, pairs), key=lambda s: s.rank, default=None)
     top = min((s for s, _ in pairs), key=lambda s: s.rank, default=None)
     return (
         (best.keyword_rank, best.vector_rank) if best else (0, 0),

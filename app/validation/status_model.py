@@ -119,10 +119,10 @@ def features(
         "verified": float(verified),
         "cited_rank": 1.0 / best_rank,
         "cited_score": max(cited_scores) if cited_scores else NEUTRAL["cited_score"],
-        "cited_keyword_rank": _inverse(cited_list_ranks[0]),
-        "cited_vector_rank": _inverse(cited_list_ranks[1]),
-        "top_keyword_rank": _inverse(top_list_ranks[0]),
-        "top_vector_rank": _inverse(top_list_ranks[1]),
+        "cited_keyword_rank": inverse_rank(cited_list_ranks[0]),
+        "cited_vector_rank": inverse_rank(cited_list_ranks[1]),
+        "top_keyword_rank": inverse_rank(top_list_ranks[0]),
+        "top_vector_rank": inverse_rank(top_list_ranks[1]),
         "relevance": NEUTRAL["similarity"] if relevance is None else float(relevance),
         "n_citations": float(min(n_citations, 5)),
         "other_language": float(other_language),
@@ -131,7 +131,7 @@ def features(
     }
 
 
-def _inverse(rank: int) -> float:
+def inverse_rank(rank: int) -> float:
     """1 / rank, 0 for a passage the list did not return (rank 0)."""
     return 1.0 / rank if rank > 0 else 0.0
 

@@ -35,6 +35,7 @@ from app.generation import prompt
 from app.services import ask_steps as steps
 from app.services.ask import AskService
 from app.services.library import Library
+from app.validation.status_model import inverse_rank
 from tests.bench.real import corpus as real_corpus
 
 TODAY = (0.5, 0.0, 0.0, 1.0, 0.0)
@@ -97,7 +98,8 @@ def candidates(library: Library, questions: Sequence[real_corpus.RealQuestion]) 
                         "restates": restates(x.text, q.question, lang),
                         "share": src.score / best,
                         "rank": src.n,
-                        "agree": (_inverse(src.keyword_rank) + _inverse(src.vector_rank)) / 2,
+                        "agree": (inverse_rank(src.keyword_rank) + inverse_rank(src.vector_rank))
+                        / 2,
                         "right": files.get(src.doc_id) == q.document and bool(pages & stated),
                     }
                 )
@@ -105,10 +107,6 @@ def candidates(library: Library, questions: Sequence[real_corpus.RealQuestion]) 
     finally:
         prompt._select_semantic = ranked
     return rows
-
-
-def _inverse(rank: int) -> float:
-    return 1.0 / rank if rank > 0 else 0.0
 
 
 def score(c: dict, w: Sequence[float]) -> float:
