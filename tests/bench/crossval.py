@@ -279,7 +279,7 @@ class StatusModelLever:
         if self.inner_folds < 2 or len(families) < 2:
             return None
         fold_of = {f: i % self.inner_folds for i, f in enumerate(families)}
-        probs: list[float | None] = [None] * len(rows)
+        probs = [0.0] * len(rows)  # every row's family is in one of the folds
         for fold in set(fold_of.values()):
             train = [o for o in rows if fold_of[family(o.doc)] != fold]
             if len({right(o) for o in train}) < 2:
@@ -288,7 +288,7 @@ class StatusModelLever:
             for i, o in enumerate(rows):
                 if fold_of[family(o.doc)] == fold:
                     probs[i] = model.probability(_features(o))
-        return [p for p in probs if p is not None]
+        return probs
 
     def apply(self, params: StatusModel, outcome: Outcome) -> Outcome:
         return redecide(outcome, params)
@@ -352,30 +352,25 @@ def choose_thresholds(
     the issue's target asks for each: pooled, the easier development sets pull the
     threshold below where the real corpus reaches it (2026-11-27: cross-validated on the real
     corpus 86.8% pooled, 95.2% per source; tests/bench/README.md)."""
+    green_at = _green_at(probs, rows, precision)
+    answerable = sorted(p for p, o in zip(probs, rows, strict=True) if o.answerable)
+    allowed = int(answerable_refused * len(answerable))
+    refuse_below = min(answerable[allowed] if allowed < len(answerable) else 1.0, green_at)
     if per_source:
         by_source: dict[str, list[int]] = {}
         for i, o in enumerate(rows):
             by_source.setdefault(source(o.doc), []).append(i)
         if len(by_source) > 1:
-            greens = [
-                choose_thresholds(
-                    [probs[i] for i in idx],
-                    [rows[i] for i in idx],
-                    precision=precision,
-                    answerable_refused=answerable_refused,
-                    per_source=False,
-                )[0]
+            green_at = max(
+                _green_at([probs[i] for i in idx], [rows[i] for i in idx], precision)
                 for idx in by_source.values()
-            ]
-            _, refuse_below = choose_thresholds(
-                probs,
-                rows,
-                precision=precision,
-                answerable_refused=answerable_refused,
-                per_source=False,
             )
-            green_at = max(greens)
-            return round(green_at, 4), round(min(refuse_below, green_at), 4)
+    return round(green_at, 4), round(min(refuse_below, green_at), 4)
+
+
+def _green_at(probs: Sequence[float], rows: Sequence[Outcome], precision: float) -> float:
+    """The lowest probability at which the verified, vouchable answers at or above it reach
+    ``precision`` (1.0 when none does)."""
     pairs = sorted(
         (
             (p, right(o))
@@ -384,17 +379,12 @@ def choose_thresholds(
         ),
         reverse=True,
     )
-    green_at, ok, hits = 1.0, 0, 0
+    ok, hits = 0, 0
     for i, (_p, good) in enumerate(pairs, start=1):
         hits += good
         if hits >= precision * i:
             ok = i
-    if ok:
-        green_at = pairs[ok - 1][0]
-    answerable = sorted(p for p, o in zip(probs, rows, strict=True) if o.answerable)
-    allowed = int(answerable_refused * len(answerable))
-    refuse_below = answerable[allowed] if allowed < len(answerable) else 1.0
-    return round(green_at, 4), round(min(refuse_below, green_at), 4)
+    return pairs[ok - 1][0] if ok else 1.0
 
 
 def _features(o: Outcome) -> dict[str, float]:
