@@ -32,7 +32,6 @@ from app.core.protocols import Embedder
 from app.core.text import collapse_ws
 from app.core.textkit import detect_language, main_script, word_languages
 from app.core.timing import ms_since
-from app.retrieval.rerank import Lists, Reranker, candidate_rows
 from app.retrieval.fusion import (
     Passage,
     dedupe,
@@ -133,18 +132,6 @@ class FusionParams:
     document_pool: int = 20
 
 
-@dataclass
-class _Ranked:
-    """A question's candidate lists and their fused order, before the passages are chosen."""
-
-    lists: Lists
-    scores: dict[str, float]
-    order: list[str]
-    chunks: dict[str, Chunk]
-    docs: dict[str, Document]
-    terms: list[str]
-
-
 class HybridRetriever:
     """``search(query, top_k, doc_ids) -> list[SearchHit]`` over a store and an embedder.
 
@@ -157,12 +144,10 @@ class HybridRetriever:
         store: SearchStore,
         embedder: Embedder | None,
         params: FusionParams | None = None,
-        reranker: Reranker | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.params = params or FusionParams()
-        self.reranker = reranker
         self._executor: ThreadPoolExecutor | None = None
         self._vector_cap = 1_000_000
         self._doc_language: dict[str, str] = {}
@@ -180,98 +165,15 @@ class HybridRetriever:
         """Hits best first, and where the time went (ms): embed, text, vector, fetch, total."""
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
-        ranked = self._ranked(query, top_k, doc_ids, timings)
-        if ranked is None:
-            return [], {"total": ms_since(t0, 3)}
-        p = self.params
-        chunks, docs, order, scores = ranked.chunks, ranked.docs, ranked.order, ranked.scores
-        pool_size = max(3 * top_k, top_k + 16)
-        if self.reranker is not None and order:
-            t = time.perf_counter()
-            head = order[: max(self.reranker.pool, pool_size)]
-            self._fetch(chunks, head, docs)
-            rows = candidate_rows(query, ranked.lists, chunks, head[: self.reranker.pool])
-            reordered = self.reranker.order(rows)
-            order = reordered + [c for c in order if c not in set(reordered)]
-            timings["rerank"] = ms_since(t, 3)
-        pool = order[:pool_size]
-        t = time.perf_counter()
-        # Only chunks of committed documents: a writer in another process (or one killed
-        # mid-document) may have chunks in the tables whose commit marker is not there yet.
-        # The character maps are left out: a search result does not need them.
-        self._fetch(chunks, pool, docs)
-        timings["fetch"] = ms_since(t, 3)
-        if p.title_boost or p.coverage_boost:
-            for cid, c in chunks.items():
-                scores[cid] += p.title_boost * title_overlap(ranked.terms, c.section) / p.rrf_k
-                scores[cid] += p.coverage_boost * term_coverage(ranked.terms, c.text) / p.rrf_k
-            pool.sort(key=lambda c: -scores[c])
-        kept = dedupe(
-            (
-                Passage(c.chunk_id, c.doc_id, c.ordinal, c.text)
-                for c in (chunks[cid] for cid in pool if cid in chunks)
-            ),
-            overlap=p.dedupe_overlap,
-            adjacent=p.dedupe_adjacent,
-            limit=top_k,
-        )
-        keyword_rank = {cid: i for i, (cid, _) in enumerate(ranked.lists.keyword, start=1)}
-        vector_rank = {cid: i for i, (cid, _) in enumerate(ranked.lists.vector, start=1)}
-        hits = []
-        for rank, passage in enumerate(kept, start=1):
-            c = chunks[passage.chunk_id]
-            d = docs.get(c.doc_id)
-            hits.append(
-                SearchHit(
-                    rank=rank,
-                    chunk_id=c.chunk_id,
-                    doc_id=c.doc_id,
-                    file=d.file if d else "",
-                    title=d.title if d else "",
-                    page_start=c.page_start,
-                    page_end=c.page_end,
-                    section=c.section,
-                    score=round(scores[c.chunk_id], 6),
-                    text=c.text,
-                    keyword_rank=keyword_rank.get(c.chunk_id, 0),
-                    vector_rank=vector_rank.get(c.chunk_id, 0),
-                )
-            )
-        timings["total"] = ms_since(t0, 3)
-        return hits, timings
-
-    def candidates(
-        self, query: str, pool: int = 30, doc_ids: Sequence[str] | None = None
-    ) -> list[tuple[Chunk, dict[str, float]]]:
-        """The ``pool`` best fused candidates of ``query``, each with its row of
-        :data:`app.retrieval.rerank.FEATURES`, in fused order: what the reranker orders
-        (and what ``make train-rerank`` fits it on)."""
-        ranked = self._ranked(query, pool, doc_ids, {})
-        if ranked is None:
-            return []
-        head = ranked.order[:pool]
-        self._fetch(ranked.chunks, head, ranked.docs)
-        rows = candidate_rows(query, ranked.lists, ranked.chunks, head)
-        return [(ranked.chunks[c], row) for c, row in rows]
-
-    def _ranked(
-        self,
-        query: str,
-        top_k: int,
-        doc_ids: Sequence[str] | None,
-        timings: dict[str, float],
-    ) -> _Ranked | None:
-        """The candidate lists of ``query`` and their fused order (with the optional levers
-        of :class:`FusionParams` applied); None when there is nothing to search."""
         p = self.params
         if top_k <= 0 or not query.strip() or (doc_ids is not None and not doc_ids):
-            return None
+            return [], {"total": ms_since(t0, 3)}
         scope = list(dict.fromkeys(doc_ids)) if doc_ids is not None else None
         docs = {d.doc_id: d for d in self.store.documents()}
         if scope is not None:
             scope = [d for d in scope if d in docs]
             if not scope:
-                return None
+                return [], {"total": ms_since(t0, 3)}
         in_scope = [docs[d] for d in scope] if scope is not None else list(docs.values())
         pending = {d.doc_id for d in in_scope if d.status != "ready"}
         n = max(p.candidates, 2 * top_k)
@@ -291,8 +193,8 @@ class HybridRetriever:
             if t_terms
             else None
         )
-        vec_hits: list[tuple[str, float]] = []
-        focus_hits: list[tuple[str, float]] = []
+        vec_ids: list[str] = []
+        focus_ids: list[str] = []
         vecs: np.ndarray | None = None
         if self.embedder is not None and len(pending) < len(in_scope):
             focus = focus_of(query) if p.focus_weight else None
@@ -300,25 +202,22 @@ class HybridRetriever:
             vecs = self.embedder.embed([query, focus] if focus else [query])
             timings["embed"] = ms_since(t, 3)
             t = time.perf_counter()
-            vec_hits = self._vector_hits(vecs[0], n, scope)
+            vec_ids = self._vector_ids(vecs[0], n, scope)
             if focus:
-                focus_hits = self._vector_hits(vecs[1], n, scope)
+                focus_ids = self._vector_ids(vecs[1], n, scope)
             timings["vector"] = ms_since(t, 3)
-        text_hits: list[tuple[str, float]] = []
+        text_ids: list[str] = []
         if text_job is not None:
-            text_hits, timings["text"] = text_job.result()
-        trans_hits: list[tuple[str, float]] = []
+            text_ids, timings["text"] = text_job.result()
+        trans_text_ids: list[str] = []
         if translated_job is not None:
-            trans_hits, timings["translated"] = translated_job.result()
-        text_ids = [cid for cid, _ in text_hits]
-        vec_ids = [cid for cid, _ in vec_hits]
-        focus_ids = [cid for cid, _ in focus_hits]
+            trans_text_ids, timings["translated"] = translated_job.result()
 
         lists = [
             (text_ids, p.text_weight),
             (vec_ids, p.vector_weight),
             (focus_ids, p.focus_weight),
-            ([cid for cid, _ in trans_hits], p.translation_weight),
+            (trans_text_ids, p.translation_weight),
         ]
         as_vectors = p.vector_weight + (p.focus_weight if focus_ids else 0.0)
         scores = self._fuse(lists, text_ids, set(vec_ids), pending, as_vectors)
@@ -373,8 +272,8 @@ class HybridRetriever:
                 for cid, m in stored.items():
                     if len(m):
                         best[cid] = float(np.max(m @ vecs.T))
-                by_sentence = sorted(best, key=lambda c: -best[c])
-                for rank, cid in enumerate(by_sentence, start=1):
+                ranked = sorted(best, key=lambda c: -best[c])
+                for rank, cid in enumerate(ranked, start=1):
                     scores[cid] += p.sentence_weight / (p.rrf_k + rank)
                 # Chunks without stored sentence vectors (a document embedded before they
                 # were stored) keep their place: their fused rank counts for this list.
@@ -384,22 +283,51 @@ class HybridRetriever:
                 order = sorted(scores, key=lambda c: -scores[c])
             timings["sentences"] = ms_since(t, 3)
 
-        return _Ranked(
-            lists=Lists(
-                keyword=text_hits,
-                vector=vec_hits,
-                focus=focus_hits,
-                translated=trans_hits,
-                fused=scores,
-                order=order,
-                translated_terms=t_terms,
+        pool = order[:pool_size]
+        t = time.perf_counter()
+        # Only chunks of committed documents: a writer in another process (or one killed
+        # mid-document) may have chunks in the tables whose commit marker is not there yet.
+        # The character maps are left out: a search result does not need them.
+        self._fetch(chunks, pool, docs)
+        timings["fetch"] = ms_since(t, 3)
+        if p.title_boost or p.coverage_boost:
+            for cid, c in chunks.items():
+                scores[cid] += p.title_boost * title_overlap(terms, c.section) / p.rrf_k
+                scores[cid] += p.coverage_boost * term_coverage(terms, c.text) / p.rrf_k
+            pool.sort(key=lambda c: -scores[c])
+        kept = dedupe(
+            (
+                Passage(c.chunk_id, c.doc_id, c.ordinal, c.text)
+                for c in (chunks[cid] for cid in pool if cid in chunks)
             ),
-            scores=scores,
-            order=order,
-            chunks=chunks,
-            docs=docs,
-            terms=terms,
+            overlap=p.dedupe_overlap,
+            adjacent=p.dedupe_adjacent,
+            limit=top_k,
         )
+        keyword_rank = {cid: i for i, cid in enumerate(text_ids, start=1)}
+        vector_rank = {cid: i for i, cid in enumerate(vec_ids, start=1)}
+        hits = []
+        for rank, passage in enumerate(kept, start=1):
+            c = chunks[passage.chunk_id]
+            d = docs.get(c.doc_id)
+            hits.append(
+                SearchHit(
+                    rank=rank,
+                    chunk_id=c.chunk_id,
+                    doc_id=c.doc_id,
+                    file=d.file if d else "",
+                    title=d.title if d else "",
+                    page_start=c.page_start,
+                    page_end=c.page_end,
+                    section=c.section,
+                    score=round(scores[c.chunk_id], 6),
+                    text=c.text,
+                    keyword_rank=keyword_rank.get(c.chunk_id, 0),
+                    vector_rank=vector_rank.get(c.chunk_id, 0),
+                )
+            )
+        timings["total"] = ms_since(t0, 3)
+        return hits, timings
 
     def _translated(self, query: str, in_scope: Sequence[Document]) -> str:
         """``query``'s words in the languages of the documents in scope other than its own
@@ -481,9 +409,7 @@ class HybridRetriever:
                 self._executor = ThreadPoolExecutor(2, thread_name_prefix="footnote-search")
             return self._executor
 
-    def _vector_hits(
-        self, vec: np.ndarray, n: int, scope: Sequence[str] | None
-    ) -> list[tuple[str, float]]:
+    def _vector_ids(self, vec: np.ndarray, n: int, scope: Sequence[str] | None) -> list[str]:
         """Vector candidates; a failing vector index degrades to fewer (or keyword-only) results.
 
         Why: an ANN index can refuse a query shape (LanceDB 0.40 HNSW rejects a k above its
@@ -491,7 +417,7 @@ class HybridRetriever:
         """
         for k in dict.fromkeys((min(n, self._vector_cap), SAFE_VECTOR_K)):
             try:
-                return self.store.vector_search(vec, k, scope)
+                return [cid for cid, _ in self.store.vector_search(vec, k, scope)]
             except Exception:
                 if k <= SAFE_VECTOR_K:
                     logger.exception("vector search failed; keyword results only")
@@ -503,10 +429,10 @@ class HybridRetriever:
 
     def _timed_text_search(
         self, query: str, k: int, scope: Sequence[str] | None
-    ) -> tuple[list[tuple[str, float]], float]:
+    ) -> tuple[list[str], float]:
         t = time.perf_counter()
-        hits = self.store.text_search(query, k, scope)
-        return hits, ms_since(t, 3)
+        ids = [cid for cid, _ in self.store.text_search(query, k, scope)]
+        return ids, ms_since(t, 3)
 
 
 def focus_of(query: str) -> str | None:
