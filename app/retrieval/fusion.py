@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from app.core.textkit import QUESTION_FILLER, detect_language, stem, stop_words, words
+from app.core.textkit import QUESTION_FILLER, detect_language, stop_words, words
 
 logger = logging.getLogger(__name__)
 
@@ -186,44 +185,3 @@ def term_coverage(terms: Sequence[str], text: str) -> float:
         return 0.0
     have = set(words(text))
     return sum(1 for t in terms if t in have) / len(terms)
-
-
-_SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+|\n{2,}|\n(?=\s*[-\u2022*\d])")
-
-
-def sentence_coverage_order(
-    terms: Sequence[str], texts: Sequence[str], lang: str, alt: Sequence[str] = ()
-) -> list[int]:
-    """The indexes of ``texts`` (candidate passages, best fused first) ordered by how much of
-    the question their best single sentence holds: the share of the question's ``terms``
-    (stems of ``lang``, each weighted by its rarity among the candidates) in one sentence,
-    the better of the question's own words and their translation ``alt``; ties keep the
-    fused order.
-
-    Why: BM25 scores a passage by its words wherever they stand, so a passage that mentions
-    each of the question's words in a different paragraph ranks as high as the one whose
-    sentence says them together, which is the one that answers (term proximity). The same
-    idea as small-to-big with sentence vectors, by words alone: no embedding, nothing stored.
-    """
-    sets = [list(dict.fromkeys(stem(t, lang) for t in ts)) for ts in (terms, alt) if ts]
-    if not sets or not texts:
-        return list(range(len(texts)))
-    stems = [{stem(w, lang) for w in words(t)} for t in texts]
-    n = len(texts)
-    weights = [
-        {t: math.log((n + 1) / (sum(t in s for s in stems) + 0.5)) for t in ts} for ts in sets
-    ]
-
-    def share(have: set[str]) -> float:
-        best = 0.0
-        for w in weights:
-            total = sum(w.values())
-            if total > 0:
-                best = max(best, sum(v for t, v in w.items() if t in have) / total)
-        return best
-
-    best = []
-    for text in texts:
-        parts = [x for x in _SENTENCE_END.split(text) if x.strip()] or [text]
-        best.append(max(share({stem(w, lang) for w in words(x)}) for x in parts))
-    return sorted(range(n), key=lambda i: (-best[i], i))

@@ -38,7 +38,6 @@ from app.retrieval.fusion import (
     feedback_terms,
     query_terms,
     reciprocal_rank_fusion,
-    sentence_coverage_order,
     term_coverage,
     title_overlap,
 )
@@ -116,11 +115,6 @@ class FusionParams:
     prf_weight: float = 0.0
     prf_docs: int = 3
     prf_terms: int = 8
-    # Term proximity, lexically (``fusion.sentence_coverage_order``): the best
-    # ``proximity_pool`` fused chunks ranked by how much of the question their best single
-    # sentence holds, a list of this weight. Measured on the real corpus (issue 31, README).
-    proximity_weight: float = 0.0
-    proximity_pool: int = 30
     # Across languages (``app.core.lexicon``): the question's words translated word by word
     # into the languages of the other documents in scope, searched by keywords: a list of
     # this weight. Real corpus, folds of whole documents (issue 31): page / evidence
@@ -257,19 +251,6 @@ class HybridRetriever:
                 scores = self._fuse(lists, text_ids, set(vec_ids), pending, as_vectors)
                 order = sorted(scores, key=lambda c: -scores[c])
             timings["feedback"] = ms_since(t, 3)
-
-        if p.proximity_weight and terms and order:
-            t = time.perf_counter()
-            cand = order[: p.proximity_pool]
-            self._fetch(chunks, cand, docs)
-            cand = [c for c in cand if c in chunks]
-            by_sentence = sentence_coverage_order(
-                terms, [chunks[c].text for c in cand], detect_language(query), t_terms
-            )
-            for rank, i in enumerate(by_sentence, start=1):
-                scores[cand[i]] += p.proximity_weight / (p.rrf_k + rank)
-            order = sorted(scores, key=lambda c: -scores[c])
-            timings["proximity"] = ms_since(t, 3)
 
         known = self._sentence_languages(query, in_scope)
         if p.sentence_weight and vecs is not None and order and known != set():

@@ -117,13 +117,6 @@ LEVERS: dict[str, list[dict[str, Any]]] = {
             for w, n in itertools.product((0.5, 1.0, 2.0, 3.0, 4.0), (20, 30, 40))
         ),
     ],
-    "proximity": [
-        {},
-        *(
-            {"proximity_weight": w, "proximity_pool": n}
-            for w, n in itertools.product((0.25, 0.5, 1.0, 2.0), (20, 30))
-        ),
-    ],
     "translation": [
         *({"translation_weight": w} for w in (0.0, 0.5, 0.75, 1.0, 1.5, 2.0)),
     ],
