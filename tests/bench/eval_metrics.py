@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,8 +29,12 @@ _LINE_END_HYPHEN = re.compile(r"(\w)-\s+(\w)")
 
 
 def _loose(text: str) -> str:
-    """Lower-case, whitespace-collapsed text: chunk cleaning may re-flow lines and hyphens."""
-    return _SPACE.sub(" ", text).strip().lower()
+    """Lower-case, whitespace-collapsed text in compatibility form (NFKC): chunk cleaning
+    may re-flow lines and hyphens, and writes a PDF's ligature glyphs as their letters
+    ("ﬁle" is stored as "file"), while an evidence string copied from the page's raw text
+    keeps them. Without the fold, 30 of the real corpus's 394 answerable development
+    questions counted as evidence misses with their sentence in a top passage."""
+    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text)).strip().lower()
 
 
 @dataclass

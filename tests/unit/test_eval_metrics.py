@@ -69,6 +69,14 @@ def test_evidence_rank_tolerates_reflowed_and_hyphen_split_text() -> None:
     assert evidence_rank(hits, "not there at all") is None
 
 
+def test_evidence_rank_reads_ligatures_as_their_letters() -> None:
+    # Evidence copied from a PDF's raw page text keeps its ligature glyphs; ingestion stores
+    # the letters ("ﬁle" -> "file"), so the same sentence must still be found.
+    hits = [_hit(1, "a", (1, 1), "nothing"), _hit(2, "a", (2, 2), "the fidelity of the file")]
+    assert evidence_rank(hits, "the \ufb01delity of the \ufb01le") == 2
+    assert evidence_rank([_hit(1, "a", (1, 1), "80% of all e\ufb00ects")], "of all effects") == 1
+
+
 def test_percentile_interpolates() -> None:
     assert percentile([], 50) is None
     assert percentile([5.0], 95) == 5.0
