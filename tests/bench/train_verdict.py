@@ -25,9 +25,12 @@ import argparse
 import datetime as dt
 import json
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from app.core.resources import resources_dir
 from app.validation.status_model import FEATURES, MODEL_FILE, StatusModel, vouchable
@@ -193,6 +196,67 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+@dataclass(frozen=True)
+class JudgedTable:
+    """The answers the status model judged, as arrays over the same rows: the recorded
+    features (``x``, in :data:`FEATURES` order), right or not, each answer's fold, whether it
+    is the real corpus's, and whether it could be GREEN at all (verified and vouchable);
+    ``answerable``: the real corpus's answerable questions, judged or not."""
+
+    rows: list[tuple[str, Outcome]]
+    x: np.ndarray
+    y: np.ndarray
+    fold: np.ndarray
+    real: np.ndarray
+    ok: np.ndarray
+    answerable: int
+
+
+def judged_table(outcomes: Sequence[tuple[str, Outcome]], fold_of: dict[str, int]) -> JudgedTable:
+    rows = [(n, o) for n, o in outcomes if _features(o)]
+    return JudgedTable(
+        rows=rows,
+        x=np.array([[float(_features(o).get(f, 0.0)) for f in FEATURES] for _n, o in rows]),
+        y=np.array([right(o) for _n, o in rows], dtype=int),
+        fold=np.array([fold_of[o.doc] for _n, o in rows]),
+        real=np.array([n == "real" for n, _o in rows]),
+        ok=np.array([_verified(o) and vouchable(_features(o)) for _n, o in rows]),
+        answerable=sum(o.answerable for n, o in outcomes if n == "real"),
+    )
+
+
+def shipped_class() -> Any:
+    """A fresh model of the shipped class: standardised features, L2 logistic regression
+    (what ``crossval.fit_logistic`` fits)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=2000))
+
+
+def held_out_probabilities(
+    make: Callable[[], Any], x: np.ndarray, y: np.ndarray, fold: np.ndarray, k: int
+) -> np.ndarray:
+    """Each row's P(right) from a model (``make()``) fitted on the other folds' rows."""
+    p = np.zeros(len(y))
+    for f in range(k):
+        model = make().fit(x[fold != f], y[fold != f])
+        p[fold == f] = model.predict_proba(x[fold == f])[:, 1]
+    return p
+
+
+def green_coverage(p: np.ndarray, t: JudgedTable, target: float) -> float:
+    """The share of the real corpus's answerable questions an answer could be GREEN for at
+    ``target`` precision, with the best threshold on ``p`` itself (an upper bound)."""
+    pick = t.real & t.ok
+    ranked = t.y[pick][np.argsort(-p[pick])]
+    hits = np.cumsum(ranked)
+    reach = [i for i in range(1, len(ranked) + 1) if hits[i - 1] >= target * i]
+    n = max(reach, default=0)
+    return hits[n - 1] / t.answerable if n else 0.0
+
+
 def compare_models(
     outcomes: Sequence[tuple[str, Outcome]], fold_of: dict[str, int], k: int
 ) -> None:
@@ -200,24 +264,15 @@ def compare_models(
     ROC AUC of P(right) on the real corpus and the development sets, and on the real corpus
     the share of answerable questions an answer could be GREEN for at 90% / 95% precision
     (the best threshold, chosen on the held-out probabilities themselves: an upper bound)."""
-    import numpy as np
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import PolynomialFeatures, StandardScaler
 
-    rows = [(n, o) for n, o in outcomes if _features(o)]
-    x = np.array([[float(_features(o).get(f, 0.0)) for f in FEATURES] for _n, o in rows])
-    y = np.array([right(o) for _n, o in rows], dtype=int)
-    fold = np.array([fold_of[o.doc] for _n, o in rows])
-    real = np.array([n == "real" for n, _o in rows])
-    ok = np.array([_verified(o) and vouchable(_features(o)) for _n, o in rows])
-    answerable = sum(o.answerable for n, o in outcomes if n == "real")
+    t = judged_table(outcomes, fold_of)
     makers: dict[str, Any] = {
-        "logistic (shipped)": lambda: make_pipeline(
-            StandardScaler(), LogisticRegression(C=1.0, max_iter=2000)
-        ),
+        "logistic (shipped)": shipped_class,
         "logistic, feature pairs": lambda: make_pipeline(
             StandardScaler(),
             PolynomialFeatures(2, interaction_only=True),
@@ -233,21 +288,13 @@ def compare_models(
     }
     print("\nmodel classes on the same folds (held-out):")
     for name, make in makers.items():
-        p = np.zeros(len(y))
-        for f in range(k):
-            model = make().fit(x[fold != f], y[fold != f])
-            p[fold == f] = model.predict_proba(x[fold == f])[:, 1]
+        p = held_out_probabilities(make, t.x, t.y, t.fold, k)
         line = (
-            f"  {name:<24} AUC real {roc_auc_score(y[real], p[real]):.3f}, "
-            f"development sets {roc_auc_score(y[~real], p[~real]):.3f}"
+            f"  {name:<24} AUC real {roc_auc_score(t.y[t.real], p[t.real]):.3f}, "
+            f"development sets {roc_auc_score(t.y[~t.real], p[~t.real]):.3f}"
         )
-        pick = real & ok
-        ranked = y[pick][np.argsort(-p[pick])]
-        hits = np.cumsum(ranked)
         for target in (0.90, 0.95):
-            reach = [i for i in range(1, len(ranked) + 1) if hits[i - 1] >= target * i]
-            n = max(reach, default=0)
-            line += f"; GREEN coverage at {target:.0%}: {hits[n - 1] / answerable if n else 0:.1%}"
+            line += f"; GREEN coverage at {target:.0%}: {green_coverage(p, t, target):.1%}"
         print(line)
 
 

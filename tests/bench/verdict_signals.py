@@ -7,7 +7,7 @@
 The inputs are ``make train-verdict``'s evaluation runs. For every answer the status model
 judged, each candidate signal is computed from what the answer had (the question, its cited
 quotes) with the library's embedder, and added to the answer's recorded features. The
-status model's class (``crossval.fit_logistic``) is then fitted with the same
+status model's class (``train_verdict.shipped_class``) is then fitted with the same
 document-held-out folds as ``train_verdict``, once with today's features and once with each
 group of candidates added, and the held-out ROC AUC of P(right) is printed for the real
 corpus and the development sets, with the real corpus's GREEN coverage at 95% precision (the
@@ -51,10 +51,15 @@ from pathlib import Path
 import numpy as np
 
 from app.core.focus import question_focus
-from app.validation.status_model import FEATURES, vouchable
-from tests.bench.crossval import _features, _verified, fit_logistic, right
 from tests.bench.eval_metrics import Outcome
-from tests.bench.train_verdict import fold_map, load
+from tests.bench.train_verdict import (
+    fold_map,
+    green_coverage,
+    held_out_probabilities,
+    judged_table,
+    load,
+    shipped_class,
+)
 
 GROUPS: dict[str, tuple[str, ...]] = {
     "focus_contrast": ("focus_contrast",),
@@ -189,23 +194,6 @@ def lm_signals(rows: Sequence[Outcome]) -> list[dict[str, float]]:
     return out
 
 
-def held_out(x: np.ndarray, y: np.ndarray, fold: np.ndarray, k: int) -> np.ndarray:
-    p = np.zeros(len(y))
-    for f in range(k):
-        w = fit_logistic(x[fold != f], y[fold != f])
-        z = (x[fold == f] - np.array(w["mean"])) / np.array(w["scale"])
-        p[fold == f] = 1 / (1 + np.exp(-(z @ np.array(w["coef"]) + w["intercept"])))
-    return p
-
-
-def coverage_at(p: np.ndarray, y: np.ndarray, pick: np.ndarray, answerable: int) -> float:
-    ranked = y[pick][np.argsort(-p[pick])]
-    hits = np.cumsum(ranked)
-    reach = [i for i in range(1, len(ranked) + 1) if hits[i - 1] >= 0.95 * i]
-    n = max(reach, default=0)
-    return hits[n - 1] / answerable if n else 0.0
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     from sklearn.metrics import roc_auc_score
 
@@ -223,8 +211,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     outcomes = load(args.real, real=True)
     if args.dev is not None:
         outcomes += load(args.dev, real=False)
-    fold_of = fold_map(outcomes, args.cv)
-    rows = [(n, o) for n, o in outcomes if _features(o)]
+    t = judged_table(outcomes, fold_map(outcomes, args.cv))
+    rows = t.rows
     embedder = Library(Settings()).embedder
     extra = signals([o for _n, o in rows], embedder.embed)
     libraries: dict[str, object] = {}
@@ -241,20 +229,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             e.update(m)
         groups.update(LM_GROUPS)
         names += LM_NAMES
-    y = np.array([right(o) for _n, o in rows], dtype=int)
-    fold = np.array([fold_of[o.doc] for _n, o in rows])
-    real = np.array([n == "real" for n, _o in rows])
-    ok = np.array([_verified(o) and vouchable(_features(o)) for _n, o in rows])
-    answerable = sum(o.answerable for n, o in outcomes if n == "real")
-    base = np.array([[float(_features(o).get(f, 0.0)) for f in FEATURES] for _n, o in rows])
+    y, real = t.y, t.real
     print(f"{len(rows)} judged answers ({int(y.sum())} right), {args.cv} document-held-out folds")
     for name, group in {"today": (), **groups}.items():
-        x = np.hstack([base, np.array([[e[n] for n in group] for e in extra]).reshape(len(y), -1)])
-        ph = held_out(x, y, fold, args.cv)
+        added = np.array([[e[n] for n in group] for e in extra]).reshape(len(y), -1)
+        ph = held_out_probabilities(shipped_class, np.hstack([t.x, added]), y, t.fold, args.cv)
         print(
             f"  {name:<18} AUC real {roc_auc_score(y[real], ph[real]):.3f}, development sets "
             f"{roc_auc_score(y[~real], ph[~real]):.3f}; real GREEN coverage at 95% "
-            f"{coverage_at(ph, y, real & ok, answerable):.1%}"
+            f"{green_coverage(ph, t, 0.95):.1%}"
         )
     for n in names:
         v = np.array([e[n] for e in extra])
