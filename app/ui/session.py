@@ -94,6 +94,8 @@ class Session(QObject):
         )
 
     def _built(self, pair: tuple[Library, AskService]) -> None:
+        if self.closed:  # opened after the window closed: nothing is to use it
+            return
         self.library, self.asker = pair
         self.ready.emit()
         self.refresh_documents()
@@ -113,7 +115,7 @@ class Session(QObject):
     # --- library -------------------------------------------------------------------
     def refresh_documents(self) -> None:
         lib = self.library
-        if lib is None:
+        if lib is None or self.closed:
             return
         self.runner.submit(
             "io",
@@ -257,7 +259,7 @@ class Session(QObject):
         server at ``llm_url`` when set, else the GGUF at ``model``. The previous model answers
         until the new one is ready, and stays if it fails."""
         asker = self.asker
-        if asker is None:
+        if asker is None or self.closed:
             return
         label = model_label(self.settings)
         self.model_state.emit(f"Loading {label}…", True)

@@ -13,7 +13,9 @@ import logging
 import os
 import sys
 import threading
+import weakref
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
@@ -149,6 +151,10 @@ def _lower_thread_priority() -> None:
 _tls = threading.local()
 
 
+def _spent(job: Job) -> None:
+    raise RuntimeError(f"{job.name} has already run")
+
+
 class JobRunner(QObject):
     """Named single-thread pools: one for model work, one for ingestion, one for quick queries.
 
@@ -171,9 +177,21 @@ class JobRunner(QObject):
 
     def start(self, pool: str, job: Job) -> Job:
         self._live.add(job)
-        job.signals.done.connect(lambda j=job: self._live.discard(j))
+        # A weak reference: through a lambda holding it, the job would refer to itself.
+        job.signals.done.connect(partial(self._job_ended, weakref.ref(job)))
         self.pool(pool).start(job)
         return job
+
+    def _job_ended(self, ref: weakref.ref[Job]) -> None:
+        """A job's ``done`` arrived (GUI thread): it leaves the live jobs and lets go of its
+        function. The pool keeps the ``QRunnable`` itself (PySide holds every runnable a
+        pool started while the pool lives), so what the function held (a library, a
+        conversation) is let go here, on the GUI thread, not kept until the window goes."""
+        job = ref()
+        if job is None:
+            return
+        self._live.discard(job)
+        job.fn = _spent
 
     def submit(
         self,

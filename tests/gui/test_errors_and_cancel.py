@@ -134,5 +134,7 @@ def test_no_background_job_starts_after_shutdown(qtbot, window) -> None:
     session.warm_up()
     session.search_ready = True
     session.warm_words()
+    session.refresh_documents()  # an import or a removal ending late asks for the list
+    session.load_model()
     assert len(session.runner._live) == live, "no job submitted"
     assert "words" not in session.runner._pools
