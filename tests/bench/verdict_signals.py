@@ -37,6 +37,15 @@ The candidates (written down before any figure was seen, 2026-11-28):
   question make the quotes likelier?), and ``question_pmi``, the same of the question's tokens
   after ``"Passage: quotes\nQuestion:"`` against after ``"Question:"`` (query likelihood).
 
+Added later (written down before any figure was seen, 2026-11-28, afternoon):
+
+* ``margin``: how sure the answer step's sentence ranking was: the best candidate
+  sentence's score (``prompt._select_semantic``: similarity, half the words, less the
+  restatement penalty) less the runner-up's; and ``page_margin``, the best less the best
+  sentence of another page. When a near miss wins, it tends to win narrowly over other
+  sentences of the same topic; a sentence that answers tends to stand out. (Only answers
+  with ranked evidence have a ranking; the embedded model's answers all do.)
+
 The retrieved passages are searched again (the same library, the same search: deterministic);
 a question whose search no longer returns the recorded pages is counted and left as it is.
 """
@@ -71,6 +80,12 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "retrieved + focus": ("retrieved_coverage", "focus_retrieved"),
     "retrieved, gap, focus": ("retrieved_coverage", "coverage_gap", "focus_retrieved"),
 }
+MARGIN_GROUPS: dict[str, tuple[str, ...]] = {
+    "margin": ("margin",),
+    "page_margin": ("page_margin",),
+    "both margins": ("margin", "page_margin"),
+}
+MARGIN_NAMES = ("margin", "page_margin")
 LM_GROUPS: dict[str, tuple[str, ...]] = {
     "answer_pmi": ("answer_pmi",),
     "question_pmi": ("question_pmi",),
@@ -159,6 +174,52 @@ def retrieval_signals(
     return out, moved
 
 
+def margin_signals(
+    rows: Sequence[tuple[str, Outcome]], libraries: dict[str, object]
+) -> list[dict[str, float]]:
+    """``margin`` and ``page_margin`` (module docstring): the app's own steps run again
+    (search, then the semantic sentence ranking), its candidate pool captured."""
+    from app.generation import prompt
+    from app.services import ask_steps as steps
+    from app.services.ask import AskService
+
+    captured: dict[str, list] = {}
+    ranked = prompt._select_semantic
+
+    def capture(question, sources, sentences, similarity, budget):  # type: ignore[no-untyped-def]
+        out = ranked(question, sources, sentences, similarity, budget)
+        captured["pool"] = [x for x in sentences if x.similarity is not None]
+        return out
+
+    askers = {name: AskService(lib) for name, lib in libraries.items()}  # type: ignore[arg-type]
+    prompt._select_semantic = capture
+    out = []
+    try:
+        for name, o in rows:
+            lib, ask = libraries[name], askers[name]
+            run = steps.AskRun(question=o.question, top_k=lib.settings.top_k)  # type: ignore[attr-defined]
+            captured.clear()
+            pool = []
+            if steps.retrieve(run, lib):  # type: ignore[arg-type]
+                steps.select(run, ranked=True, free_quotes=False, similarity=ask._similarity(run))
+                pool = captured.get("pool", [])
+            by_n = {src.n: src for src in run.sources}
+            scored = sorted(
+                ((x.score, (by_n[x.source].doc_id, by_n[x.source].page_start)) for x in pool),
+                key=lambda t: -t[0],
+            )
+            if not scored:
+                out.append({"margin": 0.0, "page_margin": 0.0})
+                continue
+            top, page = scored[0]
+            second = scored[1][0] if len(scored) > 1 else 0.0
+            other = max((sc for sc, pg in scored[1:] if pg != page), default=0.0)
+            out.append({"margin": top - second, "page_margin": top - other})
+    finally:
+        prompt._select_semantic = ranked
+    return out
+
+
 def lm_signals(rows: Sequence[Outcome]) -> list[dict[str, float]]:
     """``answer_pmi`` and ``question_pmi`` (module docstring) from the embedded GGUF model,
     its logits of every prompt position read with llama.cpp (~1 s an answer on 2 cores)."""
@@ -223,7 +284,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for e, m in zip(extra, more, strict=True):
         e.update(m)
     print(f"({moved} of {len(rows)} searches returned other pages than recorded)")
-    groups, names = dict(GROUPS), list(NAMES)
+    for e, m in zip(extra, margin_signals(rows, libraries), strict=True):
+        e.update(m)
+    groups, names = {**GROUPS, **MARGIN_GROUPS}, [*NAMES, *MARGIN_NAMES]
     if args.lm:
         for e, m in zip(extra, lm_signals([o for _n, o in rows]), strict=True):
             e.update(m)
