@@ -18,6 +18,16 @@ whole document families (``real.corpus.folds``) by how often the evidence the an
 cite (the best sentence, and the runner-up when it scores at least 90% as well,
 ``prompt.pick_evidence``) is on an evidence page, scored on the fifth. It prints pooled figures
 only: nothing about any one question.
+
+With ``--context`` (written down before any figure was seen, 2026-11-28, 16:10): a sentence
+read alone often does not say what it is about ("It is set with the second argument."; its
+subject is in the sentence before it or in its section's heading), so the similarity of the
+sentence *in its context* is measured too: ``ctx``, the cosine of the question with the
+sentence before it in its passage followed by the sentence, and ``sec``, with its passage's
+section heading followed by the sentence (the plain cosine when it has none). The candidates
+are scored with ``(1 - c - s) * similarity + c * ctx + s * sec + a * words - r * restates`` and
+(a, r, c, s) chosen on four folds and scored on the fifth as above (the passage's rank, score
+and agreement, which gained nothing, are left out of this grid).
 """
 
 from __future__ import annotations
@@ -50,7 +60,42 @@ GRID = list(
 )
 
 
-def candidates(library: Library, questions: Sequence[real_corpus.RealQuestion]) -> list[dict]:
+CONTEXT_GRID = list(
+    itertools.product(
+        (0.0, 0.25, 0.5, 0.75, 1.0),  # words
+        (0.5, 1.0),  # restates
+        (0.0, 0.25, 0.5, 0.75, 1.0),  # the sentence after the one before it
+        (0.0, 0.25, 0.5),  # the sentence after its section's heading
+    )
+)
+CONTEXT_TODAY = (0.5, 1.0, 0.0, 0.0)
+
+
+def context_score(c: dict, w: Sequence[float]) -> float:
+    a, r, k, s = w
+    mix = (1 - k - s) * c["sim"] + k * c["ctx"] + s * c["sec"]
+    return mix + a * c["words"] - r * c["restates"]
+
+
+def context_signals(
+    library: Library, question: str, pool: Sequence[Any], by_n: dict, sentences: Sequence[Any]
+) -> list[tuple[float, float]]:
+    """(ctx, sec) of each candidate in ``pool`` (module docstring)."""
+    before = {(x.source, x.index + 1): x.scored_text for x in sentences}
+    texts = [question]
+    for x in pool:
+        prev = before.get((x.source, x.index))
+        texts.append(f"{prev} {x.scored_text}" if prev else x.scored_text)
+        section = by_n[x.source].section.strip()
+        texts.append(f"{section}. {x.scored_text}" if section else x.scored_text)
+    v = library.embedder.embed(texts)
+    sims = v[1:] @ v[0]
+    return [(float(sims[2 * i]), float(sims[2 * i + 1])) for i in range(len(pool))]
+
+
+def candidates(
+    library: Library, questions: Sequence[real_corpus.RealQuestion], *, context: bool = False
+) -> list[dict]:
     """Per answerable question: its document and its candidate sentences' signals."""
     ask = AskService(library)
     files = {d.doc_id: Path(d.file).name for d in library.store.documents()}
@@ -60,6 +105,7 @@ def candidates(library: Library, questions: Sequence[real_corpus.RealQuestion]) 
     def capture(question, sources, sentences, similarity, budget):
         out = ranked(question, sources, sentences, similarity, budget)
         captured["pool"] = [x for x in sentences if x.similarity is not None]
+        captured["sentences"] = list(sentences)
         return out
 
     prompt._select_semantic = capture
@@ -84,7 +130,12 @@ def candidates(library: Library, questions: Sequence[real_corpus.RealQuestion]) 
             best = max(s.score for s in run.sources) or 1.0
             stated = {q.page, *(a.page for a in q.also)}
             cands = []
-            for x in captured["pool"]:
+            extra = (
+                context_signals(library, q.question, captured["pool"], by_n, captured["sentences"])
+                if context
+                else [(0.0, 0.0)] * len(captured["pool"])
+            )
+            for x, (ctx, sec) in zip(captured["pool"], extra, strict=True):
                 src = by_n[x.source]
                 chunk = chunks.get(src.chunk_id)
                 pages = {src.page_start}
@@ -100,6 +151,8 @@ def candidates(library: Library, questions: Sequence[real_corpus.RealQuestion]) 
                         "rank": src.n,
                         "agree": (inverse_rank(src.keyword_rank) + inverse_rank(src.vector_rank))
                         / 2,
+                        "ctx": ctx,
+                        "sec": sec,
                         "right": files.get(src.doc_id) == q.document and bool(pages & stated),
                     }
                 )
@@ -121,44 +174,54 @@ def score(c: dict, w: Sequence[float]) -> float:
     )
 
 
-def cited_right(row: dict, w: Sequence[float]) -> bool:
+def cited_right(row: dict, w: Sequence[float], by=score) -> bool:  # type: ignore[no-untyped-def]
     """Whether the evidence the answer step would cite with weights ``w`` is on a right page."""
-    ranked = sorted(row["cands"], key=lambda c: -score(c, w))
+    ranked = sorted(row["cands"], key=lambda c: -by(c, w))
     cited = ranked[:1]
-    if (
-        len(ranked) > 1
-        and score(ranked[0], w) > 0
-        and score(ranked[1], w) >= 0.9 * score(ranked[0], w)
-    ):
+    if len(ranked) > 1 and by(ranked[0], w) > 0 and by(ranked[1], w) >= 0.9 * by(ranked[0], w):
         cited.append(ranked[1])
     return any(c["right"] for c in cited)
 
 
-def share(rows: Sequence[dict], w: Sequence[float]) -> float:
-    return sum(cited_right(r, w) for r in rows) / max(len(rows), 1)
+def share(rows: Sequence[dict], w: Sequence[float], by=score) -> float:  # type: ignore[no-untyped-def]
+    return sum(cited_right(r, w, by) for r in rows) / max(len(rows), 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("library", type=Path)
     ap.add_argument("--limit", type=int, default=440)
+    ap.add_argument("--context", action="store_true", help="the sentences in context (doc)")
     args = ap.parse_args(argv)
     library = Library(Settings(library=args.library))
     library.warm_up()
     library.count_words()
     docs = real_corpus.load_manifest()
     questions = real_corpus.load_real_questions(real_corpus.QUESTIONS, docs)[: args.limit]
-    rows = candidates(library, questions)
+    rows = candidates(library, questions, context=args.context)
     fold_of = real_corpus.folds(docs, 5)
     reach = sum(any(c["right"] for c in r["cands"]) for r in rows) / max(len(rows), 1)
     print(f"{len(rows)} answerable questions; a candidate on an evidence page: {reach:.3f}")
-    print(f"today's weights {TODAY}: evidence cited on an evidence page {share(rows, TODAY):.3f}")
+    if args.context:
+        grid, today, by = CONTEXT_GRID, CONTEXT_TODAY, context_score
+
+        def simpler(w: Sequence[float]) -> float:
+            return -w[2] - w[3]
+    else:
+        grid, today, by = GRID, TODAY, score
+
+        def simpler(w: Sequence[float]) -> float:
+            return -w[1] - w[2] - w[4]
+
+    print(
+        f"today's weights {today}: evidence cited on an evidence page {share(rows, today, by):.3f}"
+    )
     held = 0.0
     for fold in sorted({fold_of[r["doc"]] for r in rows}):
         train = [r for r in rows if fold_of[r["doc"]] != fold]
         test = [r for r in rows if fold_of[r["doc"]] == fold]
-        w = max(GRID, key=lambda w: (share(train, w), -w[1] - w[2] - w[4]))
-        held += share(test, w) * len(test)
+        w = max(grid, key=lambda w: (share(train, w, by), simpler(w)))
+        held += share(test, w, by) * len(test)
         print(f"fold {fold}: chose {w}")
     print(f"cross-validated (weights chosen on the other folds): {held / len(rows):.3f}")
     return 0
