@@ -19,6 +19,20 @@ DATA = Path(__file__).parent / "data"
 pytest_plugins = ["tests.s3_server", "tests.llama_server"]
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """On a hard crash (SIGSEGV in native code) print the crashing thread's stack alone.
+
+    pytest's faulthandler prints every thread, newest first: with a dozen threads alive (Qt
+    pools, LanceDB's loop, watchdog, llama.cpp) the crashing one is lost in the middle of a
+    long dump, and CI keeps only the dump's beginning and end. Set on the same stream as
+    pytest's (a copy of stderr taken before output capture), after it."""
+    import faulthandler
+    import sys
+
+    faulthandler.enable(file=os.dup(sys.stderr.fileno()), all_threads=False)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Point the library, logs and Qt settings at tmp_path so no test touches real user data."""
