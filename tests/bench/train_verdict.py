@@ -127,6 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="also compare the logistic regression with boosted trees on the same folds",
     )
+    p.add_argument(
+        "--learning-curve",
+        action="store_true",
+        help="also fit on shares of the training rows: would more questions help?",
+    )
     args = p.parse_args(argv)
 
     outcomes = load(args.real, real=True)
@@ -188,6 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  {n:<20} {w:+.3f}")
     if args.compare_models:
         compare_models(outcomes, fold_of, args.cv)
+    if args.learning_curve:
+        learning_curve(outcomes, fold_of, args.cv)
     if args.write:
         write(final, green_at, refuse_below, outcomes, rows, report)
     if args.json:
@@ -296,6 +303,41 @@ def compare_models(
         for target in (0.90, 0.95):
             line += f"; GREEN coverage at {target:.0%}: {green_coverage(p, t, target):.1%}"
         print(line)
+
+
+def learning_curve(
+    outcomes: Sequence[tuple[str, Outcome]],
+    fold_of: dict[str, int],
+    k: int,
+    shares: Sequence[float] = (0.25, 0.5, 0.75, 1.0),
+    repeats: int = 10,
+) -> None:
+    """Whether more judged answers would help the status model: the shipped class fitted on
+    a random share of each fold's training rows (``repeats`` draws), scored on the held-out
+    fold as :func:`compare_models` scores. Still rising at the full share: more questions
+    (written blind) would raise it; flat: the signals, not the data, hold it."""
+    from sklearn.metrics import roc_auc_score
+
+    t = judged_table(outcomes, fold_of)
+    rng = np.random.default_rng(0)
+    print("\nlearning curve (held-out; mean over draws of the training rows):")
+    for share in shares:
+        real_auc, dev_auc, cover = [], [], []
+        for _ in range(repeats if share < 1 else 1):
+            p = np.zeros(len(t.y))
+            for f in range(k):
+                train = np.flatnonzero(t.fold != f)
+                keep = rng.choice(train, size=max(int(share * len(train)), 20), replace=False)
+                model = shipped_class().fit(t.x[keep], t.y[keep])
+                p[t.fold == f] = model.predict_proba(t.x[t.fold == f])[:, 1]
+            real_auc.append(roc_auc_score(t.y[t.real], p[t.real]))
+            dev_auc.append(roc_auc_score(t.y[~t.real], p[~t.real]))
+            cover.append(green_coverage(p, t, 0.95))
+        print(
+            f"  {share:>4.0%} of the training rows: AUC real {np.mean(real_auc):.3f}, "
+            f"development sets {np.mean(dev_auc):.3f}; real GREEN coverage at 95% "
+            f"{np.mean(cover):.1%}"
+        )
 
 
 def write(
