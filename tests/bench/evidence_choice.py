@@ -35,7 +35,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -93,35 +95,66 @@ def context_signals(
     return [(float(sims[2 * i]), float(sims[2 * i + 1])) for i in range(len(pool))]
 
 
-def candidates(
-    library: Library, questions: Sequence[real_corpus.RealQuestion], *, context: bool = False
-) -> list[dict]:
-    """Per answerable question: its document and its candidate sentences' signals."""
-    ask = AskService(library)
-    files = {d.doc_id: Path(d.file).name for d in library.store.documents()}
-    captured: dict[str, Any] = {}
-    ranked = prompt._select_semantic
+@dataclass
+class Ranked:
+    """One question through the answer step's sentence ranking: the run (its sources), the
+    candidates the ranking scored (``pool``) and every sentence of the sources it read."""
 
-    def capture(question, sources, sentences, similarity, budget):
-        out = ranked(question, sources, sentences, similarity, budget)
+    run: steps.AskRun
+    pool: list[prompt.ShownSentence]
+    sentences: list[prompt.ShownSentence]
+
+
+@contextmanager
+def sentence_ranking() -> Iterator[Callable[[Library, str], Ranked | None]]:
+    """A function running the app's own steps for a question over a library (search, then
+    the semantic sentence ranking, ``prompt._select_semantic``) with the ranking's candidates
+    captured; None when the search finds nothing or no candidate is scored."""
+    captured: dict[str, list[prompt.ShownSentence]] = {}
+    original = prompt._select_semantic
+    askers: dict[int, AskService] = {}
+
+    def capture(question, sources, sentences, similarity, budget):  # type: ignore[no-untyped-def]
+        out = original(question, sources, sentences, similarity, budget)
         captured["pool"] = [x for x in sentences if x.similarity is not None]
         captured["sentences"] = list(sentences)
         return out
 
+    def rank(library: Library, question: str) -> Ranked | None:
+        if id(library) not in askers:
+            askers[id(library)] = AskService(library)
+        run = steps.AskRun(question=question, top_k=library.settings.top_k)
+        captured.clear()
+        if not steps.retrieve(run, library):
+            return None
+        similarity = askers[id(library)]._similarity(run)
+        steps.select(run, ranked=True, free_quotes=False, similarity=similarity)
+        if not captured.get("pool"):
+            return None
+        return Ranked(run, captured["pool"], captured["sentences"])
+
     prompt._select_semantic = capture
-    rows = []
     try:
+        yield rank
+    finally:
+        prompt._select_semantic = original
+
+
+def candidates(
+    library: Library, questions: Sequence[real_corpus.RealQuestion], *, context: bool = False
+) -> list[dict]:
+    """Per answerable question: its document and its candidate sentences' signals."""
+    files = {d.doc_id: Path(d.file).name for d in library.store.documents()}
+    rows = []
+    with sentence_ranking() as rank:
         for q in questions:
             if not q.answerable:
                 continue
-            run = steps.AskRun(question=q.question, top_k=library.settings.top_k)
-            captured.clear()
             lang = detect_language(q.question)
-            if not steps.retrieve(run, library):
+            ranked = rank(library, q.question)
+            if ranked is None:
                 continue
-            steps.select(run, ranked=True, free_quotes=False, similarity=ask._similarity(run))
-            if not captured.get("pool"):
-                continue
+            run = ranked.run
             by_n = {s.n: s for s in run.sources}
             chunks = {
                 c.chunk_id: c
@@ -131,11 +164,11 @@ def candidates(
             stated = {q.page, *(a.page for a in q.also)}
             cands = []
             extra = (
-                context_signals(library, q.question, captured["pool"], by_n, captured["sentences"])
+                context_signals(library, q.question, ranked.pool, by_n, ranked.sentences)
                 if context
-                else [(0.0, 0.0)] * len(captured["pool"])
+                else [(0.0, 0.0)] * len(ranked.pool)
             )
-            for x, (ctx, sec) in zip(captured["pool"], extra, strict=True):
+            for x, (ctx, sec) in zip(ranked.pool, extra, strict=True):
                 src = by_n[x.source]
                 chunk = chunks.get(src.chunk_id)
                 pages = {src.page_start}
@@ -157,8 +190,6 @@ def candidates(
                     }
                 )
             rows.append({"doc": q.document, "cands": cands})
-    finally:
-        prompt._select_semantic = ranked
     return rows
 
 
@@ -174,7 +205,10 @@ def score(c: dict, w: Sequence[float]) -> float:
     )
 
 
-def cited_right(row: dict, w: Sequence[float], by=score) -> bool:  # type: ignore[no-untyped-def]
+Scorer = Callable[[dict, Sequence[float]], float]
+
+
+def cited_right(row: dict, w: Sequence[float], by: Scorer = score) -> bool:
     """Whether the evidence the answer step would cite with weights ``w`` is on a right page."""
     ranked = sorted(row["cands"], key=lambda c: -by(c, w))
     cited = ranked[:1]
@@ -183,7 +217,7 @@ def cited_right(row: dict, w: Sequence[float], by=score) -> bool:  # type: ignor
     return any(c["right"] for c in cited)
 
 
-def share(rows: Sequence[dict], w: Sequence[float], by=score) -> float:  # type: ignore[no-untyped-def]
+def share(rows: Sequence[dict], w: Sequence[float], by: Scorer = score) -> float:
     return sum(cited_right(r, w, by) for r in rows) / max(len(rows), 1)
 
 
@@ -202,16 +236,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     fold_of = real_corpus.folds(docs, 5)
     reach = sum(any(c["right"] for c in r["cands"]) for r in rows) / max(len(rows), 1)
     print(f"{len(rows)} answerable questions; a candidate on an evidence page: {reach:.3f}")
-    if args.context:
-        grid, today, by = CONTEXT_GRID, CONTEXT_TODAY, context_score
+    grid, today, by, added = (
+        (CONTEXT_GRID, CONTEXT_TODAY, context_score, (2, 3))
+        if args.context
+        else (GRID, TODAY, score, (1, 2, 4))
+    )
 
-        def simpler(w: Sequence[float]) -> float:
-            return -w[2] - w[3]
-    else:
-        grid, today, by = GRID, TODAY, score
-
-        def simpler(w: Sequence[float]) -> float:
-            return -w[1] - w[2] - w[4]
+    def simpler(w: Sequence[float]) -> float:  # ties go to the least of the added weights
+        return -sum(w[i] for i in added)
 
     print(
         f"today's weights {today}: evidence cited on an evidence page {share(rows, today, by):.3f}"

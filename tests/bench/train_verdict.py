@@ -243,14 +243,31 @@ def shipped_class() -> Any:
 
 
 def held_out_probabilities(
-    make: Callable[[], Any], x: np.ndarray, y: np.ndarray, fold: np.ndarray, k: int
+    make: Callable[[], Any],
+    x: np.ndarray,
+    y: np.ndarray,
+    fold: np.ndarray,
+    k: int,
+    *,
+    pick: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> np.ndarray:
-    """Each row's P(right) from a model (``make()``) fitted on the other folds' rows."""
+    """Each row's P(right) from a model (``make()``) fitted on the other folds' rows (those
+    of their indices that ``pick`` keeps, when given)."""
     p = np.zeros(len(y))
     for f in range(k):
-        model = make().fit(x[fold != f], y[fold != f])
+        train = np.flatnonzero(fold != f)
+        if pick is not None:
+            train = pick(train)
+        model = make().fit(x[train], y[train])
         p[fold == f] = model.predict_proba(x[fold == f])[:, 1]
     return p
+
+
+def held_out_auc(p: np.ndarray, t: JudgedTable) -> tuple[float, float]:
+    """ROC AUC of the held-out P(right) ``p`` on the real corpus and on the development sets."""
+    from sklearn.metrics import roc_auc_score
+
+    return roc_auc_score(t.y[t.real], p[t.real]), roc_auc_score(t.y[~t.real], p[~t.real])
 
 
 def green_coverage(p: np.ndarray, t: JudgedTable, target: float) -> float:
@@ -273,7 +290,6 @@ def compare_models(
     (the best threshold, chosen on the held-out probabilities themselves: an upper bound)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import roc_auc_score
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import PolynomialFeatures, StandardScaler
 
@@ -296,10 +312,8 @@ def compare_models(
     print("\nmodel classes on the same folds (held-out):")
     for name, make in makers.items():
         p = held_out_probabilities(make, t.x, t.y, t.fold, k)
-        line = (
-            f"  {name:<24} AUC real {roc_auc_score(t.y[t.real], p[t.real]):.3f}, "
-            f"development sets {roc_auc_score(t.y[~t.real], p[~t.real]):.3f}"
-        )
+        auc_real, auc_dev = held_out_auc(p, t)
+        line = f"  {name:<24} AUC real {auc_real:.3f}, development sets {auc_dev:.3f}"
         for target in (0.90, 0.95):
             line += f"; GREEN coverage at {target:.0%}: {green_coverage(p, t, target):.1%}"
         print(line)
@@ -316,22 +330,21 @@ def learning_curve(
     a random share of each fold's training rows (``repeats`` draws), scored on the held-out
     fold as :func:`compare_models` scores. Still rising at the full share: more questions
     (written blind) would raise it; flat: the signals, not the data, hold it."""
-    from sklearn.metrics import roc_auc_score
-
     t = judged_table(outcomes, fold_of)
     rng = np.random.default_rng(0)
     print("\nlearning curve (held-out; mean over draws of the training rows):")
     for share in shares:
+
+        def draw(train: np.ndarray, share: float = share) -> np.ndarray:
+            size = max(int(share * len(train)), 20)
+            return rng.choice(train, size=size, replace=False)
+
         real_auc, dev_auc, cover = [], [], []
         for _ in range(repeats if share < 1 else 1):
-            p = np.zeros(len(t.y))
-            for f in range(k):
-                train = np.flatnonzero(t.fold != f)
-                keep = rng.choice(train, size=max(int(share * len(train)), 20), replace=False)
-                model = shipped_class().fit(t.x[keep], t.y[keep])
-                p[t.fold == f] = model.predict_proba(t.x[t.fold == f])[:, 1]
-            real_auc.append(roc_auc_score(t.y[t.real], p[t.real]))
-            dev_auc.append(roc_auc_score(t.y[~t.real], p[~t.real]))
+            p = held_out_probabilities(shipped_class, t.x, t.y, t.fold, k, pick=draw)
+            auc_real, auc_dev = held_out_auc(p, t)
+            real_auc.append(auc_real)
+            dev_auc.append(auc_dev)
             cover.append(green_coverage(p, t, 0.95))
         print(
             f"  {share:>4.0%} of the training rows: AUC real {np.mean(real_auc):.3f}, "

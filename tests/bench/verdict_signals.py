@@ -56,6 +56,7 @@ import argparse
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -64,6 +65,7 @@ from tests.bench.eval_metrics import Outcome
 from tests.bench.train_verdict import (
     fold_map,
     green_coverage,
+    held_out_auc,
     held_out_probabilities,
     judged_table,
     load,
@@ -175,48 +177,31 @@ def retrieval_signals(
 
 
 def margin_signals(
-    rows: Sequence[tuple[str, Outcome]], libraries: dict[str, object]
+    rows: Sequence[tuple[str, Outcome]], libraries: dict[str, Any]
 ) -> list[dict[str, float]]:
     """``margin`` and ``page_margin`` (module docstring): the app's own steps run again
     (search, then the semantic sentence ranking), its candidate pool captured."""
-    from app.generation import prompt
-    from app.services import ask_steps as steps
-    from app.services.ask import AskService
+    from tests.bench.evidence_choice import sentence_ranking
 
-    captured: dict[str, list] = {}
-    ranked = prompt._select_semantic
-
-    def capture(question, sources, sentences, similarity, budget):  # type: ignore[no-untyped-def]
-        out = ranked(question, sources, sentences, similarity, budget)
-        captured["pool"] = [x for x in sentences if x.similarity is not None]
-        return out
-
-    askers = {name: AskService(lib) for name, lib in libraries.items()}  # type: ignore[arg-type]
-    prompt._select_semantic = capture
     out = []
-    try:
+    with sentence_ranking() as rank:
         for name, o in rows:
-            lib, ask = libraries[name], askers[name]
-            run = steps.AskRun(question=o.question, top_k=lib.settings.top_k)  # type: ignore[attr-defined]
-            captured.clear()
-            pool = []
-            if steps.retrieve(run, lib):  # type: ignore[arg-type]
-                steps.select(run, ranked=True, free_quotes=False, similarity=ask._similarity(run))
-                pool = captured.get("pool", [])
-            by_n = {src.n: src for src in run.sources}
-            scored = sorted(
-                ((x.score, (by_n[x.source].doc_id, by_n[x.source].page_start)) for x in pool),
-                key=lambda t: -t[0],
-            )
-            if not scored:
+            ranked = rank(libraries[name], o.question)
+            if ranked is None:
                 out.append({"margin": 0.0, "page_margin": 0.0})
                 continue
+            by_n = {src.n: src for src in ranked.run.sources}
+            scored = sorted(
+                (
+                    (x.score, (by_n[x.source].doc_id, by_n[x.source].page_start))
+                    for x in ranked.pool
+                ),
+                key=lambda t: -t[0],
+            )
             top, page = scored[0]
             second = scored[1][0] if len(scored) > 1 else 0.0
             other = max((sc for sc, pg in scored[1:] if pg != page), default=0.0)
             out.append({"margin": top - second, "page_margin": top - other})
-    finally:
-        prompt._select_semantic = ranked
     return out
 
 
@@ -256,8 +241,6 @@ def lm_signals(rows: Sequence[Outcome]) -> list[dict[str, float]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from sklearn.metrics import roc_auc_score
-
     from app.core.config import Settings
     from app.services.library import Library
 
@@ -276,7 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = t.rows
     embedder = Library(Settings()).embedder
     extra = signals([o for _n, o in rows], embedder.embed)
-    libraries: dict[str, object] = {}
+    libraries: dict[str, Any] = {}
     for name in {n for n, _o in rows}:
         folder = args.real_library if name == "real" else args.dev_library / name
         libraries[name] = Library(Settings(library=folder))
@@ -292,22 +275,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             e.update(m)
         groups.update(LM_GROUPS)
         names += LM_NAMES
-    y, real = t.y, t.real
+    y = t.y
     print(f"{len(rows)} judged answers ({int(y.sum())} right), {args.cv} document-held-out folds")
     for name, group in {"today": (), **groups}.items():
         added = np.array([[e[n] for n in group] for e in extra]).reshape(len(y), -1)
         ph = held_out_probabilities(shipped_class, np.hstack([t.x, added]), y, t.fold, args.cv)
+        auc_real, auc_dev = held_out_auc(ph, t)
         print(
-            f"  {name:<18} AUC real {roc_auc_score(y[real], ph[real]):.3f}, development sets "
-            f"{roc_auc_score(y[~real], ph[~real]):.3f}; real GREEN coverage at 95% "
-            f"{green_coverage(ph, t, 0.95):.1%}"
+            f"  {name:<18} AUC real {auc_real:.3f}, development sets {auc_dev:.3f}; "
+            f"real GREEN coverage at 95% {green_coverage(ph, t, 0.95):.1%}"
         )
     for n in names:
-        v = np.array([e[n] for e in extra])
-        print(
-            f"  {n:<18} alone: AUC real {roc_auc_score(y[real], v[real]):.3f}, "
-            f"development sets {roc_auc_score(y[~real], v[~real]):.3f}"
-        )
+        auc_real, auc_dev = held_out_auc(np.array([e[n] for e in extra]), t)
+        print(f"  {n:<18} alone: AUC real {auc_real:.3f}, development sets {auc_dev:.3f}")
     return 0
 
 
