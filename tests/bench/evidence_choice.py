@@ -205,14 +205,15 @@ def candidates(
                         "sec": sec,
                         "type": float(kind != "other" and type_present(kind, x.text)),
                         "focus": (
-                            len(focus & {stem(w.lower(), lang) for w in words(x.text)})
-                            / len(focus)
+                            len(focus & {stem(w.lower(), lang) for w in words(x.text)}) / len(focus)
                             if focus
                             else 0.0
                         ),
                         "length": math.log(1 + len(x.text)),
-                        "first": float(x.index == min(y.index for y in ranked.sentences
-                                                      if y.source == x.source)),
+                        "first": float(
+                            x.index
+                            == min(y.index for y in ranked.sentences if y.source == x.source)
+                        ),
                         "right": files.get(src.doc_id) == q.document and bool(pages & stated),
                     }
                 )
@@ -248,8 +249,20 @@ def share(rows: Sequence[dict], w: Sequence[float], by: Scorer = score) -> float
     return sum(cited_right(r, w, by) for r in rows) / max(len(rows), 1)
 
 
-LEARNED = ("sim", "words", "restates", "share", "inv_rank", "agree", "ctx", "sec", "type",
-           "focus", "length", "first")
+LEARNED = (
+    "sim",
+    "words",
+    "restates",
+    "share",
+    "inv_rank",
+    "agree",
+    "ctx",
+    "sec",
+    "type",
+    "focus",
+    "length",
+    "first",
+)
 
 
 def _row(c: dict) -> list[float]:
@@ -298,7 +311,9 @@ def learned(rows: Sequence[dict], fold_of: dict[str, int], *, pairwise: bool = F
         if pairwise:  # a difference's standardisation: scale only, no intercept
             mean = np.zeros_like(mean)
 
-        def prob(c: dict, _w: Sequence[float], mean=mean, scale=scale, coef=coef, b=m["intercept"]) -> float:
+        def prob(
+            c: dict, _w: Sequence[float], mean=mean, scale=scale, coef=coef, b=m["intercept"]
+        ) -> float:
             z = float(((np.array(_row(c)) - mean) / scale) @ coef) + (0.0 if pairwise else b)
             return 1.0 / (1.0 + math.exp(-z))
 
