@@ -423,3 +423,51 @@ def test_parses_on_two_threads_at_once(manual_path: Path, manual: ParsedDocument
     assert all(r.result() == 5 for r in renders)
     for r in results:
         assert [c.text for c in r.chunks] == [c.text for c in manual.chunks]
+
+
+def _symbols_pdf(path: Path) -> Path:
+    """A line set as a typesetter sets it: each run of glyphs placed on its own, a symbol
+    (from MuPDF's built-in fallback font, which has "→" and "≤") followed by a word across a
+    gap as wide as a space, or directly with no gap at all."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    font = pymupdf.Font("cjk")
+    page.insert_font(fontname="cj", fontbuffer=font.buffer)
+    x = 72.0
+
+    def put(text: str, gap: float = 0.0, symbol: bool = False) -> None:
+        nonlocal x
+        x += gap
+        page.insert_text((x, 100), text, fontname="cj" if symbol else "helv", fontsize=10)
+        x += (
+            font.text_length(text, 10)
+            if symbol
+            else pymupdf.get_text_length(text, fontname="helv", fontsize=10)
+        )
+
+    put("Choose File")
+    put("\u2192", 3.0, symbol=True)
+    put("Save as soon as n", 3.0)
+    put("\u2264", symbol=True)
+    put("10 and m")
+    put("\u2264", symbol=True)
+    put("20 cells are used.", 3.3)
+    doc.save(path)
+    return path
+
+
+def test_a_space_after_a_symbol_is_kept(tmp_path: Path) -> None:
+    """MuPDF puts no space after a symbol such as "→" or "⟩" however wide the gap to the
+    next glyph ("⟨code⟩argument" in LaTeX manuals); the glyphs' gap restores it, and a
+    symbol set tight against the next glyph stays one word."""
+    path = _symbols_pdf(tmp_path / "symbols.pdf")
+    assert "→Save" in pymupdf.open(path)[0].get_text()  # what MuPDF itself gives
+    parsed = parse_pdf(path)
+    text = " ".join(c.text for c in parsed.chunks)
+    assert "Choose File → Save as soon as n≤10 and m≤ 20 cells are used." in text
+    _assert_charmap_covers_text(parsed)
+    chunk, s, e = _find(parsed, "Save")
+    assert chunk.charmap is not None
+    (r,) = chunk.charmap.rects(s, e)
+    (want,) = pymupdf.open(path)[0].search_for("Save")
+    assert _close(r.x0, want.x0) and _close(r.x1, want.x1)
