@@ -293,6 +293,7 @@ one of these MuPDF puts no space however wide the gap to the next glyph, so LaTe
 read "⟨code⟩argument" and "⟨option-name⟩a". Measured with PyMuPDF 1.26: a gap of 5 pt at
 10 pt after "⟩" still gives one word; after ")", "]", "”", "—" or "•" a gap of 2.5 pt gives
 two."""
+_SYMBOL_CHAR = re.compile(f"[{_SYMBOL}]")
 _GLUED = re.compile(f"[{_SYMBOL}][^{_SYMBOL}]")
 SPACE_GAP = 0.15
 """A gap of at least this many font sizes between two glyphs is a space: TeX's interword
@@ -306,8 +307,9 @@ def split_after_symbols(words: list, blocks: list[dict]) -> list:
     its symbol fonts) ends a span, so the gap is the one between the spans' boxes (``dict``
     costs less than half of what ``rawdict``'s glyph boxes do). A word whose line does not spell it
     where it stands is left as it is."""
-    cuts: dict[tuple[int, int, int], list[tuple[int, float, float]]] = {}
-    spelled: dict[tuple[int, int, int], str] = {}
+    # (block, line, word) -> the word as its line spells it, and its cuts: (offset in the
+    # word, the left part's x1, the right part's x0)
+    cuts: dict[tuple[int, int, int], tuple[str, list[tuple[int, float, float]]]] = {}
     for b, ln in {(w[5], w[6]) for w in words if _GLUED.search(w[4])}:
         try:
             spans = blocks[b]["lines"][ln]["spans"]
@@ -315,29 +317,31 @@ def split_after_symbols(words: list, blocks: list[dict]) -> list:
             continue
         text = ""
         gaps: list[tuple[int, float, float]] = []  # (offset in the line, left's x1, right's x0)
-        for i, sp in enumerate(spans):
+        before: dict | None = None  # the last span with text
+        for sp in spans:
             t = sp["text"]
-            if i and t and text and not t[0].isspace() and "\u2190" <= text[-1] <= "\u2bff":
-                before = spans[i - 1]
+            if not t:
+                continue
+            if before is not None and not t[0].isspace() and _SYMBOL_CHAR.match(text[-1]):
                 gap = sp["bbox"][0] - before["bbox"][2]
                 if gap >= SPACE_GAP * max(before["size"], sp["size"]):
                     gaps.append((len(text), before["bbox"][2], sp["bbox"][0]))
             text += t
+            before = sp
         for k, m in enumerate(re.finditer(r"\S+", text)):
-            spelled[(b, ln, k)] = m.group()
             inside = [(o - m.start(), x1, x0) for o, x1, x0 in gaps if m.start() < o < m.end()]
             if inside:
-                cuts[(b, ln, k)] = inside
+                cuts[(b, ln, k)] = (m.group(), inside)
     if not cuts:
         return words
     out = []
     for w in words:
-        key = (w[5], w[6], w[7])
-        if key not in cuts or spelled.get(key) != w[4]:
+        spelled, at = cuts.get((w[5], w[6], w[7]), ("", []))
+        if spelled != w[4]:
             out.append(w)
             continue
         start, x0 = 0, w[0]
-        for offset, left_x1, right_x0 in cuts[key]:
+        for offset, left_x1, right_x0 in at:
             out.append((x0, w[1], left_x1, w[3], w[4][start:offset], *w[5:]))
             start, x0 = offset, right_x0
         out.append((x0, w[1], w[2], w[3], w[4][start:], *w[5:]))
