@@ -199,6 +199,7 @@ def candidates(
                         "restates": restates(x.text, q.question, lang),
                         "share": src.score / best,
                         "rank": src.n,
+                        "inv_rank": 1.0 / src.n,
                         "agree": (inverse_rank(src.keyword_rank) + inverse_rank(src.vector_rank))
                         / 2,
                         "ctx": ctx,
@@ -266,7 +267,7 @@ LEARNED = (
 
 
 def _row(c: dict) -> list[float]:
-    return [float(c["inv_rank"] if k == "inv_rank" else c[k]) for k in LEARNED]
+    return [float(c[k]) for k in LEARNED]
 
 
 def _pairs(rows: Sequence[dict]) -> tuple[Any, Any]:
@@ -294,9 +295,6 @@ def learned(rows: Sequence[dict], fold_of: dict[str, int], *, pairwise: bool = F
 
     from tests.bench.crossval import fit_logistic
 
-    for r in rows:
-        for c in r["cands"]:
-            c["inv_rank"] = 1.0 / c["rank"]
     held = 0
     for fold in sorted({fold_of[r["doc"]] for r in rows}):
         train_rows = [r for r in rows if fold_of[r["doc"]] != fold]
