@@ -287,21 +287,21 @@ def _line_fonts(blocks: list[dict]) -> dict[tuple[int, int], tuple[float, bool, 
 
 # --- spaces MuPDF leaves out after a symbol -------------------------------------------------
 
-_SYMBOL = "\u2190-\u2bff"
+SYMBOLS = "\u2190-\u2bff"
 """Arrows, mathematical operators, technical and miscellaneous symbols (⟨ ⟩ ∈ ≤ → ∗ ␣): after
 one of these MuPDF puts no space however wide the gap to the next glyph, so LaTeX manuals
 read "⟨code⟩argument" and "⟨option-name⟩a". Measured with PyMuPDF 1.26: a gap of 5 pt at
 10 pt after "⟩" still gives one word; after ")", "]", "”", "—" or "•" a gap of 2.5 pt gives
 two."""
-_SYMBOL_CHAR = re.compile(f"[{_SYMBOL}]")
-_GLUED = re.compile(f"[{_SYMBOL}][^{_SYMBOL}]")
+_SYMBOL_CHAR = re.compile(f"[{SYMBOLS}]")
+_GLUED = re.compile(f"[{SYMBOLS}][^{SYMBOLS}]")
 SPACE_GAP = 0.15
 """A gap of at least this many font sizes between two glyphs is a space: TeX's interword
 space shrinks to about 0.22 em at most, kerning and glyph joins stay within a few hundredths."""
 
 
 def split_after_symbols(words: list, blocks: list[dict]) -> list:
-    """``words`` with each word that runs on after a symbol (:data:`_SYMBOL`) across a gap as
+    """``words`` with each word that runs on after a symbol (:data:`SYMBOLS`) across a gap as
     wide as a space split there, each part with its own box. ``blocks`` are the same text
     page's ``dict`` blocks: a symbol set in a font of its own (TeX's ⟨ ⟩ and ∈ come from
     its symbol fonts) ends a span, so the gap is the one between the spans' boxes (``dict``

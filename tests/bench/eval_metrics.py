@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.models import Answer, Citation, SearchHit
+from app.ingest.layout import SYMBOLS
 
 LATENCY_KEYS = ("retrieve", "first_token", "generate", "validate", "total")
 SUPPORT_PARTS = ("concepts", "kind", "precheck", "support")
@@ -25,6 +26,7 @@ ANSWER_KINDS = ("generated", "extractive", "refusal")
 STATUSES = ("GREEN", "YELLOW", "RED", "REFUSED")
 
 _SPACE = re.compile(r"\s+")
+_AFTER_SYMBOL = re.compile(f"([{SYMBOLS}]) ")
 _LINE_END_HYPHEN = re.compile(r"(\w)-\s+(\w)")
 
 
@@ -33,8 +35,14 @@ def _loose(text: str) -> str:
     may re-flow lines and hyphens, and writes a PDF's ligature glyphs as their letters
     ("ﬁle" is stored as "file"), while an evidence string copied from the page's raw text
     keeps them. Without the fold, 30 of the real corpus's 394 answerable development
-    questions counted as evidence misses with their sentence in a top passage."""
-    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text)).strip().lower()
+    questions counted as evidence misses with their sentence in a top passage.
+
+    A space after a symbol (``layout.SYMBOLS``: "▶ Bitte", "→ die") is left out on both
+    sides: MuPDF's raw text has none there, whatever the gap, so an evidence string copied
+    from it reads "▶Bitte", while ingestion puts back the space the page shows (two of the
+    real corpus's development questions, 2026-11-29)."""
+    text = _SPACE.sub(" ", unicodedata.normalize("NFKC", text)).strip().lower()
+    return _AFTER_SYMBOL.sub(r"\1", text)
 
 
 @dataclass

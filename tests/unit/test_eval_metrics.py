@@ -77,6 +77,13 @@ def test_evidence_rank_reads_ligatures_as_their_letters() -> None:
     assert evidence_rank([_hit(1, "a", (1, 1), "80% of all e\ufb00ects")], "of all effects") == 1
 
 
+def test_evidence_rank_reads_a_symbol_with_or_without_the_space_after_it() -> None:
+    # MuPDF's raw page text has no space after "▶" or "→", which ingestion puts back.
+    hits = [_hit(1, "a", (1, 1), "nothing"), _hit(2, "a", (2, 2), "\u25b6 Bitte melden → die")]
+    assert evidence_rank(hits, "\u25b6Bitte melden \u2192die") == 2
+    assert evidence_rank(hits, "\u25b6Bitte melden sich") is None
+
+
 def test_percentile_interpolates() -> None:
     assert percentile([], 50) is None
     assert percentile([5.0], 95) == 5.0
