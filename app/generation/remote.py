@@ -94,7 +94,8 @@ class RemoteChatModel:
 
     def judge(self, messages: list[dict[str, str]], reply: str | None, query: str) -> float | None:
         """None: servers report token probabilities in ways of their own (or not at all), so
-        the status model weighs the other signals alone for a server's answers."""
+        a server's answers are judged by the status model fitted without the judgement
+        (``status_model.for_chat_model``)."""
         return None
 
     def answer(

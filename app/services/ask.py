@@ -54,6 +54,7 @@ from app.services.answers import (
 from app.services.ask_steps import AskRun, Attempt
 from app.services.metrics import metrics
 from app.services.summary import Summarizer, SummaryRequest, summary_request
+from app.validation.status_model import for_chat_model, without_judgement
 from app.validation.support import SupportCheck, neighbour_candidates
 
 logger = logging.getLogger(__name__)
@@ -416,8 +417,13 @@ class AskService:
         concepts: verdict.Concepts,
         model: ChatModel | None = None,
     ) -> Answer:
-        """GREEN only when the evidence covers the question; else YELLOW or a refusal. The
-        chat model's judgement is asked for only when it could change the status."""
+        """GREEN only when the evidence covers the question; else YELLOW or a refusal.
+
+        The status model is the one fitted with this chat model's judgement if there is one
+        (the embedded model's), else the one fitted without any
+        (:func:`~app.validation.status_model.for_chat_model`); the judgement is asked for
+        only when it could change the status, and an answer whose judgement mattered but
+        could not be read (too long a prompt, a failure) is judged by the model without it."""
         t0 = time.perf_counter()
         shown = [x for xs in bundle.source_sentences.values() for x in xs]
         result = verdict.check(
@@ -431,14 +437,24 @@ class AskService:
             quote_context={x.text: x.context for x in shown if x.context},
         )
         run.timings["support"] = round(ms_since(t0), 2)
+        status_model = for_chat_model(model.name if model is not None else None)
         judgement = None
         if model is not None and (
-            self.always_judge
-            or verdict.judgement_matters(answer, result, run.pairs, relevance=bundle.relevance)
+            self.always_judge  # recorded for make train-verdict, whichever model decides
+            or verdict.judgement_matters(
+                answer, result, run.pairs, relevance=bundle.relevance, model=status_model
+            )
         ):
             judgement = self._judgement(run, answer, bundle, model)
+            if judgement is None and status_model.weighs_judgement:
+                status_model = without_judgement()  # it mattered, and could not be read
         return verdict.apply(
-            answer, result, run.pairs, judgement=judgement, relevance=bundle.relevance
+            answer,
+            result,
+            run.pairs,
+            judgement=judgement,
+            relevance=bundle.relevance,
+            model=status_model,
         )
 
     def _respond(self, run: AskRun, model: ChatModel, bundle: PromptBundle) -> Answer:

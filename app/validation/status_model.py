@@ -17,6 +17,16 @@ file a person can read. ``green_at`` is where GREEN's cross-validated precision 
 target, ``refuse_below`` where fewer than the target share of answerable questions fall
 below. The reasons a person reads stay in words: the support check's, ordered by how much
 the signal behind each pulled this answer's probability down (:meth:`StatusModel.weakest`).
+
+The chat model's judgement means what it means only for the model it was fitted with: another
+GGUF puts its P("yes") on a scale of its own (a confident model near 0 or 1, an agreeable one
+always high), and a server gives none. So the file holds two models, fitted on the same
+answers and folds: one that weighs the judgement of the chat model named in ``judged_by`` (the
+embedded one), and one fitted without it, with thresholds of its own, for every other model
+and for an answer whose judgement could not be read (:func:`for_chat_model`). Deciding a
+server's answers with the first, a missing judgement counted as the most confident "yes" seen
+in training, cross-validated on the real corpus, made GREEN's precision 78.8% instead of 95%
+(tests/bench/README.md, 2026-11-29).
 """
 
 from __future__ import annotations
@@ -24,7 +34,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.core.resources import resources_dir
@@ -63,9 +73,17 @@ FEATURES: tuple[str, ...] = (
 )
 """Every signal the model may weigh, in the order of its weights."""
 
-NEUTRAL = {"similarity": 0.4, "judgement": 0.5, "focus_coverage": 1.0, "cited_score": 0.0}
-"""What a missing signal counts as (no embedder: no similarity; a server: no judgement);
-``has_*`` features tell the model which were missing."""
+JUDGEMENT_FEATURES: tuple[str, ...] = ("judgement", "has_judgement")
+"""The signals read from the chat model's logits: the model fitted without the judgement
+weighs every feature but these."""
+
+MEAN_WHEN_MISSING = frozenset({"judgement"})
+"""Signals a row may lack, which then count as their mean in training."""
+
+NEUTRAL = {"similarity": 0.4, "focus_coverage": 1.0, "cited_score": 0.0}
+"""What a missing signal counts as (no embedder: no similarity); ``has_*`` features tell the
+model which were missing. A missing judgement is left out of the row and counts as the
+judgement's mean in training: it pulls neither way (:meth:`StatusModel.contributions`)."""
 
 
 def features(
@@ -95,10 +113,11 @@ def features(
     real corpus rose 0.796 -> 0.808, on the development sets 0.790 -> 0.826; see
     tests/bench/README.md); ``relevance``: the best question-to-sentence cosine of
     the prompt's evidence; ``other_language``: the evidence is in another language than
-    the question; ``judgement``: the chat model's P("yes"), None when it has none."""
+    the question; ``judgement``: the chat model's P("yes"), None when it has none (the row
+    then has no ``judgement``)."""
     sim = check.similarity
     best_rank = min(cited_ranks) if cited_ranks else 10
-    return {
+    row = {
         "coverage": check.coverage,
         "plain_coverage": check.plain_coverage,
         "focus_coverage": (
@@ -126,9 +145,11 @@ def features(
         "relevance": NEUTRAL["similarity"] if relevance is None else float(relevance),
         "n_citations": float(min(n_citations, 5)),
         "other_language": float(other_language),
-        "judgement": NEUTRAL["judgement"] if judgement is None else float(judgement),
         "has_judgement": float(judgement is not None),
     }
+    if judgement is not None:
+        row["judgement"] = float(judgement)
+    return row
 
 
 def inverse_rank(rank: int) -> float:
@@ -188,26 +209,67 @@ class StatusModel:
     high: tuple[float, ...] = ()
     """The range each feature had in training; a value outside it counts as its nearest end
     (a retrieval score of another scale must not outweigh every other signal)."""
+    judge: str | None = None
+    """The chat model (its ``name``) whose judgement the ``judgement`` feature was fitted on;
+    None for a model that weighs no judgement."""
 
     @classmethod
-    def load(cls, path: Path | None = None) -> StatusModel:
-        """The model in ``path`` (default: the one shipped in resources)."""
+    def load(cls, path: Path | None = None, *, judged: bool = True) -> StatusModel:
+        """The model in ``path`` (default: the one shipped in resources): the one that weighs
+        the chat model's judgement, or with ``judged`` False the one fitted without it (a
+        file without that second model gives its only model, judgement left out)."""
         path = path or resources_dir() / MODEL_FILE
         data = json.loads(path.read_text(encoding="utf-8"))
-        names = tuple(data["features"])
-        w = data["weights"]
+        if judged:
+            return cls.from_dict(data, judge=data.get("judged_by"))
+        if "without_judgement" in data:
+            return cls.from_dict(data["without_judgement"], judge=None)
+        return cls.from_dict(data, judge=None).without(JUDGEMENT_FEATURES)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object], *, judge: str | None) -> StatusModel:
+        """A model from its readable form: ``features``, ``weights`` (weight, mean, scale and
+        range per feature), ``intercept`` and ``thresholds``."""
+        names = tuple(str(n) for n in data["features"])  # type: ignore[attr-defined]
+        w: dict[str, dict[str, float]] = data["weights"]  # type: ignore[assignment]
+        thresholds: dict[str, float] = data["thresholds"]  # type: ignore[assignment]
         return cls(
             features=names,
             mean=tuple(float(w[n]["mean"]) for n in names),
             scale=tuple(float(w[n]["scale"]) for n in names),
             coef=tuple(float(w[n]["weight"]) for n in names),
-            intercept=float(data["intercept"]),
-            green_at=float(data["thresholds"]["green_at"]),
-            refuse_below=float(data["thresholds"]["refuse_below"]),
-            about=dict(data.get("about", {})),
+            intercept=float(data["intercept"]),  # type: ignore[arg-type]
+            green_at=float(thresholds["green_at"]),
+            refuse_below=float(thresholds["refuse_below"]),
+            about=dict(data.get("about", {})),  # type: ignore[call-overload]
             low=tuple(float(w[n].get("low", -math.inf)) for n in names),
             high=tuple(float(w[n].get("high", math.inf)) for n in names),
+            judge=judge if "judgement" in names else None,
         )
+
+    def without(self, names: Sequence[str]) -> StatusModel:
+        """This model with ``names`` dropped (their pull left out, not refitted)."""
+        keep = [i for i, n in enumerate(self.features) if n not in names]
+
+        def pick(values: tuple[float, ...]) -> tuple[float, ...]:
+            return tuple(values[i] for i in keep) if values else ()
+
+        features = tuple(self.features[i] for i in keep)
+        return replace(
+            self,
+            features=features,
+            mean=pick(self.mean),
+            scale=pick(self.scale),
+            coef=pick(self.coef),
+            low=pick(self.low),
+            high=pick(self.high),
+            judge=self.judge if "judgement" in features else None,
+        )
+
+    @property
+    def weighs_judgement(self) -> bool:
+        """Whether the chat model's judgement is one of this model's signals."""
+        return "judgement" in self.features
 
     def contributions(self, x: Mapping[str, float]) -> dict[str, float]:
         """Each signal's pull on the log-odds: weight × standardised value (the value held
@@ -219,6 +281,9 @@ class StatusModel:
         for i, (n, m, s, c) in enumerate(
             zip(self.features, self.mean, self.scale, self.coef, strict=True)
         ):
+            if n in MEAN_WHEN_MISSING and n not in x:
+                out[n] = 0.0  # no judgement: the mean one, which pulls neither way
+                continue
             v = min(max(float(x.get(n, NEUTRAL.get(n, 0.0))), low[i]), high[i])
             out[n] = c * (v - m) / (s or 1.0)
         return out
@@ -247,7 +312,7 @@ class StatusModel:
         other features are ``x``: the status with the judgement at the lowest value seen in
         training differs from the status at the highest. When it cannot, asking the model
         (a few hundred milliseconds) would decide nothing."""
-        if "judgement" not in self.features:
+        if not self.weighs_judgement:
             return False
         i = self.features.index("judgement")
         low = self.low[i] if self.low else 0.0
@@ -272,12 +337,30 @@ class StatusModel:
         return sorted(reasons, key=weight)
 
 
-_shipped: StatusModel | None = None
+_shipped: tuple[StatusModel, StatusModel] | None = None
+
+
+def _both() -> tuple[StatusModel, StatusModel]:
+    global _shipped
+    if _shipped is None:
+        _shipped = (StatusModel.load(), StatusModel.load(judged=False))
+    return _shipped
 
 
 def shipped() -> StatusModel:
-    """The model shipped in resources, loaded once."""
-    global _shipped
-    if _shipped is None:
-        _shipped = StatusModel.load()
-    return _shipped
+    """The shipped model that weighs the judgement of the chat model it was fitted with
+    (:attr:`StatusModel.judge`), loaded once."""
+    return _both()[0]
+
+
+def without_judgement() -> StatusModel:
+    """The shipped model fitted without the chat model's judgement, loaded once."""
+    return _both()[1]
+
+
+def for_chat_model(name: str | None) -> StatusModel:
+    """The status model for answers of the chat model called ``name``: the one that weighs
+    its judgement if that judgement is the one it was fitted on, else the one fitted
+    without any (a user's GGUF reads P("yes") on a scale of its own; a server gives none)."""
+    judged = shipped()
+    return judged if name is not None and name == judged.judge else without_judgement()

@@ -16,6 +16,7 @@ carry everything the post-hoc levers here need.
 from __future__ import annotations
 
 import copy
+import logging
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -24,8 +25,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from app.validation.status_model import FEATURES, StatusModel, vouchable
+from app.validation.status_model import (
+    FEATURES,
+    StatusModel,
+    shipped,
+    vouchable,
+    without_judgement,
+)
 from tests.bench.eval_metrics import Outcome, on_gold, summarize
+
+logger = logging.getLogger(__name__)
 
 
 class Lever(Protocol):
@@ -256,9 +265,17 @@ class StatusModelLever:
     c: float = 1.0
     name: str = "status-model"
     inner_folds: int = 4
+    features: tuple[str, ...] = FEATURES
+    """The signals it weighs: all, or all but the chat model's judgement
+    (``status_model.JUDGEMENT_FEATURES``) for the model other chat models are judged by."""
 
     def fit(self, train: Sequence[Outcome]) -> StatusModel:
         rows = judged(train)
+        if len({right(o) for o in rows}) < 2:  # a small run: nothing to fit on
+            logger.warning(
+                "%d judged answers, all right or all wrong: the shipped model", len(rows)
+            )
+            return shipped() if self.features == FEATURES else without_judgement()
         model = self._fitted(rows)
         probs = self._held_out(rows) or [model.probability(_features(o)) for o in rows]
         green_at, refuse_below = choose_thresholds(
@@ -267,10 +284,12 @@ class StatusModelLever:
         return replace(model, green_at=green_at, refuse_below=refuse_below)
 
     def _fitted(self, rows: Sequence[Outcome]) -> StatusModel:
-        x = np.array([[float(_features(o).get(n, 0.0)) for n in FEATURES] for o in rows])
+        x = np.array([[float(_features(o).get(n, 0.0)) for n in self.features] for o in rows])
         y = np.array([right(o) for o in rows], dtype=int)
         weights = fit_logistic(x, y, self.c)
-        return StatusModel(features=FEATURES, green_at=1.0, refuse_below=0.0, about={}, **weights)
+        return StatusModel(
+            features=self.features, green_at=1.0, refuse_below=0.0, about={}, **weights
+        )
 
     def _held_out(self, rows: Sequence[Outcome]) -> list[float] | None:
         """Each row's probability under a model fitted without its document family (the

@@ -13,9 +13,11 @@ Folds are whole documents: the real corpus's document families
 (``tests.bench.real.corpus.folds``) and each development set's documents, spread over the same
 K folds; every fold's model (weights and both thresholds) is fitted on the other folds only.
 What it prints, per source and pooled: the held-out figures, the GREEN precision/coverage
-curve of the held-out probabilities, and the weights. ``--write`` fits the model on
-everything, takes both thresholds from the held-out probabilities, and writes
-``resources/status_model.json``. The sealed half never enters: its run strips the per-question
+curve of the held-out probabilities, and the weights, for two models on the same folds: one
+that weighs the chat model's judgement (of the model the runs were made with, which it is then
+``judged_by``) and one fitted without it, which every other chat model's answers are judged by
+(``status_model.for_chat_model``). ``--write`` fits both on everything, takes each one's
+thresholds from its held-out probabilities, and writes ``resources/status_model.json``. The sealed half never enters: its run strips the per-question
 outcomes, and a real outcome of a document outside the folds is an error.
 """
 
@@ -26,14 +28,20 @@ import datetime as dt
 import json
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from app.core.resources import resources_dir
-from app.validation.status_model import FEATURES, MODEL_FILE, StatusModel, vouchable
+from app.core.resources import DEFAULT_CHAT_MODEL_NAME, resources_dir
+from app.validation.status_model import (
+    FEATURES,
+    JUDGEMENT_FEATURES,
+    MODEL_FILE,
+    StatusModel,
+    vouchable,
+)
 from tests.bench.crossval import (
     StatusModelLever,
     _features,
@@ -134,17 +142,74 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
 
+    judge = chat_model_of([args.real] + ([args.dev] if args.dev is not None else []))
     outcomes = load(args.real, real=True)
     if args.dev is not None:
         outcomes += load(args.dev, real=False)
     fold_of = fold_map(outcomes, args.cv)
-    lever = StatusModelLever(c=args.c)
-    held, probs, models = cross_validated(outcomes, fold_of, args.cv, lever)
     rows = judged([o for _n, o in outcomes])
     print(
         f"{len(outcomes)} questions, {len(rows)} answers judged by the status model "
-        f"({sum(right(o) for o in rows)} right), {args.cv} document-held-out folds"
+        f"({sum(right(o) for o in rows)} right), {args.cv} document-held-out folds; the "
+        f"judgement is {judge}'s"
     )
+    unjudged = tuple(f for f in FEATURES if f not in JUDGEMENT_FEATURES)
+    variants = {
+        f"with the judgement of {judge}": StatusModelLever(c=args.c),
+        "without the judgement (every other chat model)": StatusModelLever(
+            c=args.c, features=unjudged, name="status-model-without-judgement"
+        ),
+    }
+    fitted = [
+        fit_variant(label, lever, outcomes, fold_of, args.cv) for label, lever in variants.items()
+    ]
+    if args.compare_models:
+        compare_models(outcomes, fold_of, args.cv)
+    if args.learning_curve:
+        learning_curve(outcomes, fold_of, args.cv)
+    if args.write:
+        write(fitted[0], fitted[1], judge, outcomes, rows)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        report = {"judged_by": judge, "with_judgement": fitted[0].report}
+        report["without_judgement"] = fitted[1].report
+        args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    return 0
+
+
+def chat_model_of(paths: Sequence[Path]) -> str:
+    """The chat model (its ``name`` in the app) whose answers and judgements the eval runs
+    in ``paths`` recorded; runs of two models cannot train one model's judgement."""
+    names = set()
+    for path in paths:
+        config = json.loads(path.read_text(encoding="utf-8")).get("config", {})
+        model = config.get("model", "embedded default")
+        names.add(DEFAULT_CHAT_MODEL_NAME if model == "embedded default" else Path(model).name)
+    if len(names) != 1:
+        raise SystemExit(f"the eval runs were made with different chat models: {sorted(names)}")
+    return names.pop()
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """One variant of the status model: fitted on everything, its thresholds from the
+    held-out probabilities, and the cross-validated figures and curves it rests on."""
+
+    model: StatusModel
+    report: dict[str, Any]
+
+
+def fit_variant(
+    label: str,
+    lever: StatusModelLever,
+    outcomes: Sequence[tuple[str, Outcome]],
+    fold_of: dict[str, int],
+    k: int,
+) -> Fitted:
+    """Cross-validate ``lever`` by document, print its held-out figures, curves and weights,
+    and fit it on everything with both thresholds taken from the held-out probabilities."""
+    print(f"\n=== the status model {label} ===")
+    held, probs, models = cross_validated(outcomes, fold_of, k, lever)
     print("\nheld-out figures (each fold's model fitted on the other folds):")
     sets = sorted({n for n, _ in held}, key=lambda n: (n != "real", n))
     for name in sets:
@@ -189,18 +254,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"refuse_below {refuse_below}"
     )
     print("\nweights of the model fitted on everything (standardised features):")
-    for n, w in sorted(zip(FEATURES, final.coef, strict=True), key=lambda t: -abs(t[1])):
+    for n, w in sorted(zip(final.features, final.coef, strict=True), key=lambda t: -abs(t[1])):
         print(f"  {n:<20} {w:+.3f}")
-    if args.compare_models:
-        compare_models(outcomes, fold_of, args.cv)
-    if args.learning_curve:
-        learning_curve(outcomes, fold_of, args.cv)
-    if args.write:
-        write(final, green_at, refuse_below, outcomes, rows, report)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
-    return 0
+    return Fitted(replace(final, green_at=green_at, refuse_below=refuse_below), report)
 
 
 @dataclass(frozen=True)
@@ -354,27 +410,48 @@ def learning_curve(
 
 
 def write(
-    model: StatusModel,
-    green_at: float,
-    refuse_below: float,
+    judged: Fitted,
+    unjudged: Fitted,
+    judge: str,
     outcomes: Sequence[tuple[str, Outcome]],
     rows: Sequence[Outcome],
-    report: dict[str, Any],
 ) -> None:
-    """``resources/status_model.json``: features, weights, thresholds and what they rest on."""
+    """``resources/status_model.json``: both models (features, weights, thresholds) and
+    what they rest on; the one that weighs the judgement names the chat model it is
+    ``judged_by``."""
+    about = {
+        "what": "Logistic regression over the support check's signals; "
+        "see app/validation/status_model.py. Written by `make train-verdict`.",
+        "trained": dt.date.today().isoformat(),
+        "questions": len(outcomes),
+        "answers_judged": len(rows),
+        "right": sum(right(o) for o in rows),
+        "sets": sorted({n for n, _ in outcomes}),
+        "thresholds_from": "held-out probabilities of document-held-out folds: GREEN "
+        "precision >= 95%, < 10% of judged answerable questions below refuse_below",
+    }
     data = {
-        "about": {
-            "what": "Logistic regression over the support check's signals; "
-            "see app/validation/status_model.py. Written by `make train-verdict`.",
-            "trained": dt.date.today().isoformat(),
-            "questions": len(outcomes),
-            "answers_judged": len(rows),
-            "right": sum(right(o) for o in rows),
-            "sets": sorted({n for n, _ in outcomes}),
-            "thresholds_from": "held-out probabilities of document-held-out folds: GREEN "
-            "precision >= 95%, < 10% of judged answerable questions below refuse_below",
-            "cross_validated": report["cv"],
+        "about": {**about, "cross_validated": judged.report["cv"]},
+        "judged_by": judge,
+        **readable(judged.model),
+        "without_judgement": {
+            "about": {
+                **about,
+                "what": "The same, fitted without the chat model's judgement: for every chat "
+                f"model but {judge}, and answers whose judgement could not be read.",
+                "cross_validated": unjudged.report["cv"],
+            },
+            **readable(unjudged.model),
         },
+    }
+    path = resources_dir() / MODEL_FILE
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"\nwrote {path}")
+
+
+def readable(model: StatusModel) -> dict[str, Any]:
+    """A model as ``StatusModel.from_dict`` reads it."""
+    return {
         "features": list(model.features),
         "weights": {
             n: {"weight": w, "mean": m, "scale": s, "low": lo, "high": hi}
@@ -389,11 +466,8 @@ def write(
             )
         },
         "intercept": model.intercept,
-        "thresholds": {"green_at": green_at, "refuse_below": refuse_below},
+        "thresholds": {"green_at": model.green_at, "refuse_below": model.refuse_below},
     }
-    path = resources_dir() / MODEL_FILE
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"\nwrote {path}")
 
 
 if __name__ == "__main__":

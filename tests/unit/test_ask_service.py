@@ -20,6 +20,7 @@ from app.core.config import Settings
 from app.core.errors import Cancelled, ModelLoadError, RemoteBackendError
 from app.core.progress import CancelToken
 from app.core.protocols import ChatModel
+from app.core.resources import DEFAULT_CHAT_MODEL_NAME
 from app.services.ask import EMPTY_LIBRARY_TEXT, REFUSAL_TEXT, AskService
 from app.services.metrics import reset_metrics
 from tests.fakes import FakeLibrary, ScriptedModel
@@ -88,7 +89,7 @@ def test_looping_answer_falls_back_to_cited_quotes(lib: FakeLibrary) -> None:
     loop = "The channels are the channels of the channels. " * 6
     looping = _json("answer", loop + "[1]", [(1, "The Zephyr 3000 records up to 64 channels.")])
     model = ScriptedModel([looping, looping])
-    a = AskService(lib, chat_model=model).ask("How many channels?")
+    a = AskService(lib, chat_model=model).ask("How many channels does the Zephyr record?")
     assert a.kind == "extractive" and a.mode == "answer"
     # the quote answers the question (a number of channels): GREEN, in the document's words
     assert a.validation.status == "GREEN" and not a.validation.repaired
@@ -331,3 +332,48 @@ def test_the_model_is_asked_for_its_judgement_only_when_it_could_change_the_stat
     )
     assert a.kind == "generated" and len(model.judged) == asked
     assert ("judge" in a.timings_ms) == bool(asked)
+
+
+class JudgingModel(ScriptedModel):
+    """A scripted model with a judgement of its own (``p``: its P("yes"), None: none)."""
+
+    def __init__(self, outputs: list[str], *, name: str, p: float | None) -> None:
+        super().__init__(outputs)
+        self.name, self.p = name, p
+
+    def judge(self, messages: list[dict[str, str]], reply: str | None, query: str) -> float | None:
+        super().judge(messages, reply, query)
+        return self.p
+
+
+@pytest.mark.parametrize(
+    ("name", "p", "weighed"),
+    [
+        (DEFAULT_CHAT_MODEL_NAME, 0.4, True),  # the model the judgement was fitted with
+        (DEFAULT_CHAT_MODEL_NAME, None, False),  # ... whose judgement could not be read
+        ("Llama-3.2-3B-Instruct-Q4_K_M.gguf", 0.99, False),  # a user's GGUF: another scale
+    ],
+)
+def test_the_status_weighs_only_a_judgement_it_was_fitted_on(
+    lib: FakeLibrary, name: str, p: float | None, weighed: bool
+) -> None:
+    from app.validation.status_model import shipped, without_judgement
+
+    model = JudgingModel([GOOD], name=name, p=p)
+    a = AskService(lib, chat_model=model, always_judge=True).ask(
+        "How many channels does the Zephyr record?"
+    )
+    support = a.validation.support
+    assert support is not None and support.probability is not None
+    x = support.features
+    assert ("judgement" in x) == (p is not None)  # recorded for training whichever decides
+    decided_by = shipped() if weighed else without_judgement()
+    assert support.probability == pytest.approx(decided_by.probability(x), abs=1e-4)
+    assert decided_by.weighs_judgement == weighed
+
+
+def test_another_models_judgement_is_not_asked_for(lib: FakeLibrary) -> None:
+    """Nothing would weigh it: the ~100 ms are saved."""
+    model = JudgingModel([GOOD], name="Qwen2.5-7B-Instruct-Q4_K_M.gguf", p=0.9)
+    a = AskService(lib, chat_model=model).ask("How many channels does the Zephyr record?")
+    assert a.kind == "generated" and model.judged == [] and "judge" not in a.timings_ms

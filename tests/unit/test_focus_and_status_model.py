@@ -8,9 +8,19 @@ from pathlib import Path
 import pytest
 
 from app.core.focus import question_focus
+from app.core.resources import DEFAULT_CHAT_MODEL_NAME
 from app.core.textkit import other_language
 from app.validation.answer_checks import reverses_polarity, unsupported_words
-from app.validation.status_model import FEATURES, MODEL_FILE, StatusModel, features, shipped
+from app.validation.status_model import (
+    FEATURES,
+    JUDGEMENT_FEATURES,
+    MODEL_FILE,
+    StatusModel,
+    features,
+    for_chat_model,
+    shipped,
+    without_judgement,
+)
 from app.validation.support import assess
 
 
@@ -165,8 +175,86 @@ def test_the_shipped_model_weighs_every_signal_the_check_gives() -> None:
     assert 0.0 <= model.refuse_below <= model.green_at <= 1.0
     check = assess("How heavy is the bike?", ["Weight of the bike: 23.4 kg"])
     x = features(check, generated=False, verified=True, cited_ranks=[1], n_citations=1)
-    assert set(x) == set(FEATURES)
+    assert set(x) == set(FEATURES) - {"judgement"}  # no judgement given: none in the row
     assert 0.0 < model.probability(x) < 1.0
+    judged = features(check, generated=False, verified=True, judgement=0.3)
+    assert set(judged) == set(FEATURES) and judged["has_judgement"] == 1.0
+
+
+def test_the_judgement_is_weighed_only_for_the_chat_model_it_was_fitted_with() -> None:
+    """Another GGUF reads P("yes") on a scale of its own and a server gives none: their
+    answers are judged by the model fitted without the judgement, with its own thresholds."""
+    judged, unjudged = shipped(), without_judgement()
+    assert judged.weighs_judgement and judged.judge == DEFAULT_CHAT_MODEL_NAME
+    assert not unjudged.weighs_judgement and unjudged.judge is None
+    assert set(unjudged.features) == set(FEATURES) - set(JUDGEMENT_FEATURES)
+    assert 0.0 <= unjudged.refuse_below <= unjudged.green_at <= 1.0
+    assert for_chat_model(DEFAULT_CHAT_MODEL_NAME) is judged
+    for other in ("Llama-3.2-3B-Instruct-Q4_K_M.gguf", "llama.cpp server at localhost:8080", None):
+        assert for_chat_model(other) is unjudged
+    # a judgement given to the model fitted without one changes nothing
+    check = assess("How heavy is the bike?", ["Weight of the bike: 23.4 kg"])
+    rows = [features(check, generated=False, verified=True, judgement=j) for j in (0.01, 0.99)]
+    assert unjudged.probability(rows[0]) == unjudged.probability(rows[1])
+
+
+def test_a_missing_judgement_pulls_neither_way() -> None:
+    """Counted as its mean in training, not as a value at one end of its range: a server's
+    answer once counted as the most confident "yes" seen, and GREEN's precision fell to
+    79% (tests/bench/README.md, 2026-11-29)."""
+    model = shipped()
+    check = assess("How heavy is the bike?", ["Weight of the bike: 23.4 kg"])
+    row = features(check, generated=False, verified=True, cited_ranks=[1], n_citations=1)
+    assert model.contributions(row)["judgement"] == 0.0
+    i = model.features.index("judgement")
+    at_mean = features(
+        check,
+        generated=False,
+        verified=True,
+        cited_ranks=[1],
+        n_citations=1,
+        judgement=model.mean[i],
+    )
+    assert model.probability(row) == pytest.approx(model.probability(at_mean))
+    lo = features(
+        check,
+        generated=False,
+        verified=True,
+        cited_ranks=[1],
+        n_citations=1,
+        judgement=model.low[i],
+    )
+    hi = features(
+        check,
+        generated=False,
+        verified=True,
+        cited_ranks=[1],
+        n_citations=1,
+        judgement=model.high[i],
+    )
+    assert model.probability(lo) < model.probability(row) < model.probability(hi)
+
+
+def test_a_file_of_one_model_gives_it_without_the_judgement_too(tmp_path: Path) -> None:
+    """An older file, with no model fitted without the judgement: that model is its only
+    one with the judgement's pull left out."""
+    m = shipped()
+    data = {
+        "features": list(m.features),
+        "weights": {
+            n: {"weight": w, "mean": a, "scale": s}
+            for n, w, a, s in zip(m.features, m.coef, m.mean, m.scale, strict=True)
+        },
+        "intercept": m.intercept,
+        "thresholds": {"green_at": 0.9, "refuse_below": 0.3},
+    }
+    path = tmp_path / MODEL_FILE
+    path.write_text(json.dumps(data), encoding="utf-8")
+    judged, unjudged = StatusModel.load(path), StatusModel.load(path, judged=False)
+    assert judged.judge is None  # no chat model named: no judgement is trusted
+    assert "judgement" not in unjudged.features and unjudged.green_at == 0.9
+    row = {"coverage": 0.7, "judgement": 0.9}
+    assert unjudged.probability(row) == pytest.approx(judged.probability({"coverage": 0.7}))
 
 
 def test_the_judgement_is_needed_only_where_it_could_move_the_status() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from app.validation.status_model import FEATURES
+from app.validation.status_model import FEATURES, JUDGEMENT_FEATURES, MODEL_FILE, StatusModel
 from tests.bench.crossval import (
     GreenFloor,
     StatusModelLever,
@@ -355,6 +355,43 @@ def test_the_status_model_lever_learns_the_signal_and_picks_both_thresholds() ->
     report = cross_validate([*train, good, bad], {"a.pdf": 0, "b.pdf": 1}, 2, lever)
     shown = json.loads(json.dumps(report))["folds"][0]["params"]
     assert set(shown) == {"green_at", "refuse_below"}
+
+
+def test_both_status_models_are_written_and_read_back_with_the_judge_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``train_verdict --write`` ships the model that weighs the judgement, naming the chat
+    model it was fitted with, and the one fitted without it, with thresholds of its own."""
+    from tests.bench import train_verdict
+
+    def judged_row(n: int, *, focus: float, judgement: float, right: bool) -> Outcome:
+        o = _judged("a.pdf" if n % 2 else "b.pdf", n, focus=focus, right=right)
+        assert o.support is not None
+        o.support["features"] |= {"judgement": judgement, "has_judgement": 1.0}
+        return o
+
+    # the judgement tells right from wrong better than the focus does
+    rows = [judged_row(i, focus=0.3 + i / 200, judgement=0.8, right=True) for i in range(40)]
+    rows += [judged_row(100 + i, focus=i / 100, judgement=0.2, right=False) for i in range(40)]
+    unjudged = tuple(f for f in FEATURES if f not in JUDGEMENT_FEATURES)
+    fitted = [
+        train_verdict.Fitted(lever.fit(rows), {"cv": {}})
+        for lever in (StatusModelLever(), StatusModelLever(features=unjudged))
+    ]
+    monkeypatch.setattr(train_verdict, "resources_dir", lambda: tmp_path)
+    train_verdict.write(fitted[0], fitted[1], "Some-Model.gguf", [("real", o) for o in rows], rows)
+    with_j = StatusModel.load(tmp_path / MODEL_FILE)
+    without_j = StatusModel.load(tmp_path / MODEL_FILE, judged=False)
+    assert with_j.judge == "Some-Model.gguf" and with_j.weighs_judgement
+    assert without_j.judge is None and set(without_j.features) == set(unjudged)
+    assert (with_j.green_at, without_j.green_at) == (
+        fitted[0].model.green_at,
+        fitted[1].model.green_at,
+    )
+    row = {"focus_coverage": 0.5, "verified": 1.0, "has_judgement": 1.0}
+    yes, no = row | {"judgement": 0.8}, row | {"judgement": 0.2}
+    assert with_j.probability(yes) > with_j.probability(no)
+    assert without_j.probability(yes) == without_j.probability(no)
 
 
 def test_a_refused_answer_is_answered_again_when_a_model_accepts_it() -> None:
