@@ -29,7 +29,15 @@ from typing import Any
 
 from app.core.config import Settings
 from app.core.resources import REPO_ROOT
-from tests.bench.crossval import StatusModelLever, closing_line, cross_validate, format_cv, headline
+from app.validation.status_model import without_judgement
+from tests.bench.crossval import (
+    StatusModelLever,
+    closing_line,
+    cross_validate,
+    format_cv,
+    headline,
+    redecide,
+)
 from tests.bench.eval_metrics import (
     Outcome,
     evidence_rank,
@@ -474,6 +482,18 @@ def real_figures(name: str, report: dict[str, Any], args: argparse.Namespace) ->
         pooled = out.get("cv_status_model", out["cv"])["pooled"]
     else:
         pooled = headline(summarize(outcomes, ks))
+    if not args.retrieval_only:
+        # the same answers decided by the model fitted without the judgement, which decides a
+        # server's or another GGUF's answers (status_model.for_chat_model): pooled only
+        unjudged = without_judgement()
+        out["without_judgement"] = headline(
+            summarize([redecide(o, unjudged) for o in outcomes], ks)
+        )
+        lines.append(
+            "\n--- the same answers decided without the chat model's judgement (the model "
+            "another chat model's answers are decided by; shipped, fitted on every fold) ---"
+        )
+        lines.append("  " + closing_line(name, out["without_judgement"], retrieval_only=False))
     kinds = len({d.kind for d in asked})
     languages = len({d.language for d in asked})
     line = closing_line(
