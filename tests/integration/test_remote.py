@@ -17,6 +17,7 @@ from app.core.protocols import Embedder
 from app.generation import RemoteChatModel
 from app.services.ask import AskService
 from app.services.library import Library
+from app.validation.status_model import without_judgement
 from tests.llama_server import LlamaServer, free_port
 from tests.pdf_factory import MANUAL_FACTS, make_manual_pdf
 
@@ -48,18 +49,22 @@ def test_ask_through_server_gives_proven_citations(
     library.ingest([make_manual_pdf(tmp_path / "manual.pdf")])
     service = AskService(library, settings)
     assert isinstance(service.model, RemoteChatModel)
-    fact = MANUAL_FACTS["filter"]
+    fact = MANUAL_FACTS["channels"]
     pieces: list[str] = []
     answer = service.ask(fact.question, on_token=pieces.append)
     assert answer.model == f"llama.cpp server at {llama_server.url}"
-    assert answer.kind in ("generated", "extractive", "refusal")
-    if answer.kind != "refusal":
-        assert answer.citations
-        chunks = {c.chunk_id: c for c in library.chunks([c.chunk_id for c in answer.citations])}
-        for c in answer.citations:
-            assert chunks[c.chunk_id].text[c.start : c.end] == c.quote
-            assert c.rects
+    assert answer.kind in ("generated", "extractive") and answer.citations
+    chunks = {c.chunk_id: c for c in library.chunks([c.chunk_id for c in answer.citations])}
+    for c in answer.citations:
+        assert chunks[c.chunk_id].text[c.start : c.end] == c.quote
+        assert c.rects
     assert "{" not in "".join(pieces)
+    # a server gives no judgement: the status comes from the model fitted without one
+    support = answer.validation.support
+    assert support is not None and support.probability is not None
+    assert "judgement" not in support.features and "judge" not in answer.timings_ms
+    expected = without_judgement().probability(support.features)
+    assert support.probability == pytest.approx(expected, abs=1e-4)
 
 
 def test_unreachable_server_is_a_clear_error() -> None:
