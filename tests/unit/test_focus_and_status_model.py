@@ -204,35 +204,22 @@ def test_a_missing_judgement_pulls_neither_way() -> None:
     79% (tests/bench/README.md, 2026-11-29)."""
     model = shipped()
     check = assess("How heavy is the bike?", ["Weight of the bike: 23.4 kg"])
-    row = features(check, generated=False, verified=True, cited_ranks=[1], n_citations=1)
-    assert model.contributions(row)["judgement"] == 0.0
+
+    def row(judgement: float | None = None) -> dict[str, float]:
+        return features(
+            check,
+            generated=False,
+            verified=True,
+            cited_ranks=[1],
+            n_citations=1,
+            judgement=judgement,
+        )
+
+    assert model.contributions(row())["judgement"] == 0.0
     i = model.features.index("judgement")
-    at_mean = features(
-        check,
-        generated=False,
-        verified=True,
-        cited_ranks=[1],
-        n_citations=1,
-        judgement=model.mean[i],
-    )
-    assert model.probability(row) == pytest.approx(model.probability(at_mean))
-    lo = features(
-        check,
-        generated=False,
-        verified=True,
-        cited_ranks=[1],
-        n_citations=1,
-        judgement=model.low[i],
-    )
-    hi = features(
-        check,
-        generated=False,
-        verified=True,
-        cited_ranks=[1],
-        n_citations=1,
-        judgement=model.high[i],
-    )
-    assert model.probability(lo) < model.probability(row) < model.probability(hi)
+    assert model.probability(row()) == pytest.approx(model.probability(row(model.mean[i])))
+    lo, hi = row(model.low[i]), row(model.high[i])
+    assert model.probability(lo) < model.probability(row()) < model.probability(hi)
 
 
 def test_a_file_of_one_model_gives_it_without_the_judgement_too(tmp_path: Path) -> None:
