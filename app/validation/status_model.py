@@ -36,6 +36,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from app.core.resources import resources_dir
 from app.validation.support import SupportCheck
@@ -227,21 +228,20 @@ class StatusModel:
         return cls.from_dict(data, judge=None).without(JUDGEMENT_FEATURES)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, object], *, judge: str | None) -> StatusModel:
+    def from_dict(cls, data: Mapping[str, Any], *, judge: str | None) -> StatusModel:
         """A model from its readable form: ``features``, ``weights`` (weight, mean, scale and
         range per feature), ``intercept`` and ``thresholds``."""
-        names = tuple(str(n) for n in data["features"])  # type: ignore[attr-defined]
-        w: dict[str, dict[str, float]] = data["weights"]  # type: ignore[assignment]
-        thresholds: dict[str, float] = data["thresholds"]  # type: ignore[assignment]
+        names = tuple(str(n) for n in data["features"])
+        w = data["weights"]
         return cls(
             features=names,
             mean=tuple(float(w[n]["mean"]) for n in names),
             scale=tuple(float(w[n]["scale"]) for n in names),
             coef=tuple(float(w[n]["weight"]) for n in names),
-            intercept=float(data["intercept"]),  # type: ignore[arg-type]
-            green_at=float(thresholds["green_at"]),
-            refuse_below=float(thresholds["refuse_below"]),
-            about=dict(data.get("about", {})),  # type: ignore[call-overload]
+            intercept=float(data["intercept"]),
+            green_at=float(data["thresholds"]["green_at"]),
+            refuse_below=float(data["thresholds"]["refuse_below"]),
+            about=dict(data.get("about", {})),
             low=tuple(float(w[n].get("low", -math.inf)) for n in names),
             high=tuple(float(w[n].get("high", math.inf)) for n in names),
             judge=judge if "judgement" in names else None,
