@@ -27,6 +27,7 @@ import numpy as np
 
 from app.validation.status_model import (
     FEATURES,
+    MEAN_WHEN_MISSING,
     StatusModel,
     shipped,
     vouchable,
@@ -270,7 +271,10 @@ class StatusModelLever:
     (``status_model.JUDGEMENT_FEATURES``) for the model other chat models are judged by."""
 
     def fit(self, train: Sequence[Outcome]) -> StatusModel:
-        rows = judged(train)
+        # an answer without a signal this model weighs and the app leaves out when missing
+        # (the judgement) is decided by the model without it, so it does not train this one
+        needed = MEAN_WHEN_MISSING.intersection(self.features)
+        rows = [o for o in judged(train) if needed.issubset(_features(o))]
         if len({right(o) for o in rows}) < 2:  # a small run: nothing to fit on
             logger.warning(
                 "%d judged answers, all right or all wrong: the shipped model", len(rows)

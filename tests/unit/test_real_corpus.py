@@ -394,6 +394,25 @@ def test_both_status_models_are_written_and_read_back_with_the_judge_named(
     assert without_j.probability(yes) == without_j.probability(no)
 
 
+def test_an_answer_without_a_judgement_trains_only_the_model_without_one() -> None:
+    """The app decides such an answer by the model fitted without the judgement; counted as
+    a judgement of 0 it would teach the other model that a low judgement means wrong."""
+    rows = [_judged("a.pdf", i, focus=0.6 + i / 100, right=True) for i in range(30)]
+    rows += [_judged("a.pdf", 100 + i, focus=i / 100, right=False) for i in range(30)]
+    for i, o in enumerate(rows):
+        assert o.support is not None
+        if i % 3:
+            o.support["features"] |= {"judgement": 0.5, "has_judgement": 1.0}
+        else:  # a third of the answers, right and wrong, have no judgement
+            del o.support["features"]["judgement"]
+    with_j = StatusModelLever().fit(rows)
+    unjudged = tuple(f for f in FEATURES if f not in JUDGEMENT_FEATURES)
+    without_j = StatusModelLever(features=unjudged).fit(rows)
+    judgement = with_j.features.index("judgement")
+    assert with_j.low[judgement] == 0.5  # no row without one was read as 0
+    assert without_j.features == unjudged
+
+
 def test_a_refused_answer_is_answered_again_when_a_model_accepts_it() -> None:
     o = _judged("b.pdf", 7, focus=0.9, right=True)
     o.mode, o.kind, o.status = "refuse", "refusal", "REFUSED"
