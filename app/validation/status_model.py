@@ -75,8 +75,12 @@ FEATURES: tuple[str, ...] = (
 """Every signal the model may weigh, in the order of its weights."""
 
 JUDGEMENT_FEATURES: tuple[str, ...] = ("judgement", "has_judgement")
-"""The signals read from the chat model's logits: the model fitted without the judgement
-weighs every feature but these."""
+"""The signals read from the chat model's logits."""
+
+FEATURES_WITHOUT_JUDGEMENT: tuple[str, ...] = tuple(
+    n for n in FEATURES if n not in JUDGEMENT_FEATURES
+)
+"""What the model fitted without the judgement weighs: every signal but those."""
 
 MEAN_WHEN_MISSING = frozenset({"judgement"})
 """Signals a row may lack, which then count as their mean in training."""
@@ -220,7 +224,11 @@ class StatusModel:
         the chat model's judgement, or with ``judged`` False the one fitted without it (a
         file without that second model gives its only model, judgement left out)."""
         path = path or resources_dir() / MODEL_FILE
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls.from_file(json.loads(path.read_text(encoding="utf-8")), judged=judged)
+
+    @classmethod
+    def from_file(cls, data: Mapping[str, Any], *, judged: bool) -> StatusModel:
+        """One of the models of a status model file's contents (see :meth:`load`)."""
         if judged:
             return cls.from_dict(data, judge=data.get("judged_by"))
         if "without_judgement" in data:
@@ -246,6 +254,26 @@ class StatusModel:
             high=tuple(float(w[n].get("high", math.inf)) for n in names),
             judge=judge if "judgement" in names else None,
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The readable form :meth:`from_dict` reads (``judge`` and ``about`` aside)."""
+        return {
+            "features": list(self.features),
+            "weights": {
+                n: {"weight": w, "mean": m, "scale": s, "low": lo, "high": hi}
+                for n, w, m, s, lo, hi in zip(
+                    self.features,
+                    self.coef,
+                    self.mean,
+                    self.scale,
+                    self.low,
+                    self.high,
+                    strict=True,
+                )
+            },
+            "intercept": self.intercept,
+            "thresholds": {"green_at": self.green_at, "refuse_below": self.refuse_below},
+        }
 
     def without(self, names: Sequence[str]) -> StatusModel:
         """This model with ``names`` dropped (their pull left out, not refitted)."""
@@ -343,7 +371,11 @@ _shipped: tuple[StatusModel, StatusModel] | None = None
 def _both() -> tuple[StatusModel, StatusModel]:
     global _shipped
     if _shipped is None:
-        _shipped = (StatusModel.load(), StatusModel.load(judged=False))
+        data = json.loads((resources_dir() / MODEL_FILE).read_text(encoding="utf-8"))
+        _shipped = (
+            StatusModel.from_file(data, judged=True),
+            StatusModel.from_file(data, judged=False),
+        )
     return _shipped
 
 

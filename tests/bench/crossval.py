@@ -267,8 +267,8 @@ class StatusModelLever:
     name: str = "status-model"
     inner_folds: int = 4
     features: tuple[str, ...] = FEATURES
-    """The signals it weighs: all, or all but the chat model's judgement
-    (``status_model.JUDGEMENT_FEATURES``) for the model other chat models are judged by."""
+    """The signals it weighs: all, or ``status_model.FEATURES_WITHOUT_JUDGEMENT`` for the
+    model other chat models are judged by."""
 
     def fit(self, train: Sequence[Outcome]) -> StatusModel:
         # an answer without a signal this model weighs and the app leaves out when missing

@@ -28,32 +28,22 @@ from __future__ import annotations
 
 import argparse
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from app.validation.status_model import FEATURES, JUDGEMENT_FEATURES, StatusModel
+from app.validation.status_model import FEATURES_WITHOUT_JUDGEMENT
 from tests.bench.crossval import StatusModelLever, _features, judged, redecide, right
 from tests.bench.eval_metrics import Outcome
 from tests.bench.train_verdict import figures_line, fold_map, load
 
 
-def _with(o: Outcome, change: Callable[[dict[str, float]], None]) -> Outcome:
-    """A copy of ``o`` whose recorded features ``change`` edited."""
+def with_judgement(o: Outcome, value: float) -> Outcome:
+    """A copy of ``o`` whose recorded judgement is ``value``."""
     o = copy.deepcopy(o)
     feats = (o.support or {}).get("features")
     if feats:
-        change(feats)
+        feats["judgement"] = value
     return o
-
-
-def as_most_confident_yes(model: StatusModel) -> Callable[[dict[str, float]], None]:
-    """The row a missing judgement made before: the highest judgement seen in training."""
-    top = model.high[model.features.index("judgement")]
-
-    def change(feats: dict[str, float]) -> None:
-        feats["judgement"] = top
-
-    return change
 
 
 def judgement_auc(rows: Sequence[Outcome]) -> float | None:
@@ -79,9 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         embedded += load(args.dev, real=False)
     other = [(n, o) for n, o in load(args.other, real=True) if n == "real"]
     fold_of = fold_map(embedded + other, args.cv)
-    unjudged_features = tuple(f for f in FEATURES if f not in JUDGEMENT_FEATURES)
     with_j = StatusModelLever()
-    without_j = StatusModelLever(features=unjudged_features)
+    without_j = StatusModelLever(features=FEATURES_WITHOUT_JUDGEMENT)
 
     ways: dict[str, list[Outcome]] = {
         "as run": [],
@@ -94,14 +83,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         train = [o for _n, o in embedded if fold_of[o.doc] != fold]
         test = [o for _n, o in other if fold_of[o.doc] == fold]
         judged_model, unjudged_model = with_j.fit(train), without_j.fit(train)
+        # what a missing judgement counted as before: the highest seen in training
+        surest_yes = judged_model.high[judged_model.features.index("judgement")]
         own = with_j.fit([o for _n, o in other if fold_of[o.doc] != fold])
         for o in test:
             ways["as run"].append(o)
             ways["without judgement"].append(redecide(o, unjudged_model))
             ways["judged as embedded's"].append(redecide(o, judged_model))
-            ways["none as surest yes"].append(
-                redecide(_with(o, as_most_confident_yes(judged_model)), judged_model)
-            )
+            ways["none as surest yes"].append(redecide(with_judgement(o, surest_yes), judged_model))
             ways["refitted on its own"].append(redecide(o, own))
 
     print(

@@ -37,7 +37,7 @@ import numpy as np
 from app.core.resources import DEFAULT_CHAT_MODEL_NAME, resources_dir
 from app.validation.status_model import (
     FEATURES,
-    JUDGEMENT_FEATURES,
+    FEATURES_WITHOUT_JUDGEMENT,
     MODEL_FILE,
     StatusModel,
     vouchable,
@@ -153,11 +153,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"({sum(right(o) for o in rows)} right), {args.cv} document-held-out folds; the "
         f"judgement is {judge}'s"
     )
-    unjudged = tuple(f for f in FEATURES if f not in JUDGEMENT_FEATURES)
     variants = {
         f"with the judgement of {judge}": StatusModelLever(c=args.c),
         "without the judgement (every other chat model)": StatusModelLever(
-            c=args.c, features=unjudged, name="status-model-without-judgement"
+            c=args.c, features=FEATURES_WITHOUT_JUDGEMENT, name="status-model-without-judgement"
         ),
     }
     fitted = [
@@ -433,7 +432,7 @@ def write(
     data = {
         "about": {**about, "cross_validated": judged.report["cv"]},
         "judged_by": judge,
-        **readable(judged.model),
+        **judged.model.to_dict(),
         "without_judgement": {
             "about": {
                 **about,
@@ -441,33 +440,12 @@ def write(
                 f"model but {judge}, and answers whose judgement could not be read.",
                 "cross_validated": unjudged.report["cv"],
             },
-            **readable(unjudged.model),
+            **unjudged.model.to_dict(),
         },
     }
     path = resources_dir() / MODEL_FILE
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"\nwrote {path}")
-
-
-def readable(model: StatusModel) -> dict[str, Any]:
-    """A model as ``StatusModel.from_dict`` reads it."""
-    return {
-        "features": list(model.features),
-        "weights": {
-            n: {"weight": w, "mean": m, "scale": s, "low": lo, "high": hi}
-            for n, w, m, s, lo, hi in zip(
-                model.features,
-                model.coef,
-                model.mean,
-                model.scale,
-                model.low,
-                model.high,
-                strict=True,
-            )
-        },
-        "intercept": model.intercept,
-        "thresholds": {"green_at": model.green_at, "refuse_below": model.refuse_below},
-    }
 
 
 if __name__ == "__main__":

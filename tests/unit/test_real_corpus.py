@@ -16,7 +16,12 @@ from typing import Any
 
 import pytest
 
-from app.validation.status_model import FEATURES, JUDGEMENT_FEATURES, MODEL_FILE, StatusModel
+from app.validation.status_model import (
+    FEATURES,
+    FEATURES_WITHOUT_JUDGEMENT,
+    MODEL_FILE,
+    StatusModel,
+)
 from tests.bench.crossval import (
     GreenFloor,
     StatusModelLever,
@@ -373,7 +378,7 @@ def test_both_status_models_are_written_and_read_back_with_the_judge_named(
     # the judgement tells right from wrong better than the focus does
     rows = [judged_row(i, focus=0.3 + i / 200, judgement=0.8, right=True) for i in range(40)]
     rows += [judged_row(100 + i, focus=i / 100, judgement=0.2, right=False) for i in range(40)]
-    unjudged = tuple(f for f in FEATURES if f not in JUDGEMENT_FEATURES)
+    unjudged = FEATURES_WITHOUT_JUDGEMENT
     fitted = [
         train_verdict.Fitted(lever.fit(rows), {"cv": {}})
         for lever in (StatusModelLever(), StatusModelLever(features=unjudged))
@@ -406,7 +411,7 @@ def test_an_answer_without_a_judgement_trains_only_the_model_without_one() -> No
         else:  # a third of the answers, right and wrong, have no judgement
             del o.support["features"]["judgement"]
     with_j = StatusModelLever().fit(rows)
-    unjudged = tuple(f for f in FEATURES if f not in JUDGEMENT_FEATURES)
+    unjudged = FEATURES_WITHOUT_JUDGEMENT
     without_j = StatusModelLever(features=unjudged).fit(rows)
     judgement = with_j.features.index("judgement")
     assert with_j.low[judgement] == 0.5  # no row without one was read as 0
