@@ -141,6 +141,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, default=None, help="Ask N questions per set, spread.")
     p.add_argument("--ids", default=None, help="Comma-separated question ids to ask.")
     p.add_argument("--model", type=Path, default=None, help="GGUF chat model (default embedded).")
+    p.add_argument(
+        "--embedder",
+        type=Path,
+        default=None,
+        help="sentence-transformers folder (default embedded); a library built with another "
+        "is embedded again.",
+    )
     p.add_argument("--top-k", type=int, default=None, help="Sources per question (default 8).")
     p.add_argument(
         "--library", type=Path, default=None, help="Library folder to build or reuse (kept)."
@@ -307,6 +314,8 @@ def run_set(
 
     print(f"== set {name}: {len(questions)} questions over {len(docs)} PDFs", file=sys.stderr)
     overrides: dict[str, Any] = {"library": lib_path, "model": args.model}
+    if args.embedder is not None:
+        overrides["embedder"] = args.embedder
     if args.top_k is not None:
         overrides["top_k"] = args.top_k
     settings = Settings(**overrides)
@@ -402,6 +411,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "started_at": started.isoformat(timespec="seconds"),
         "sets": list(reports),
         "model": str(args.model) if args.model else "embedded default",
+        "embedder": str(args.embedder) if args.embedder else "embedded default",
         "retrieval_only": args.retrieval_only,
         "library": str(args.library) if args.library else "temporary",
     }
