@@ -54,7 +54,7 @@ from app.services.answers import (
 from app.services.ask_steps import AskRun, Attempt
 from app.services.metrics import metrics
 from app.services.summary import Summarizer, SummaryRequest, summary_request
-from app.validation.status_model import for_chat_model, without_judgement
+from app.validation.status_model import for_models
 from app.validation.support import SupportCheck, neighbour_candidates
 
 logger = logging.getLogger(__name__)
@@ -421,7 +421,8 @@ class AskService:
 
         The status model is the one fitted with this chat model's judgement if there is one
         (the embedded model's), else the one fitted without any
-        (:func:`~app.validation.status_model.for_chat_model`); the judgement is asked for
+        (:func:`~app.validation.status_model.for_models`, which also withholds GREEN over a
+        library another embedder embedded); the judgement is asked for
         only when it could change the status, and an answer whose judgement mattered but
         could not be read (too long a prompt, a failure) is judged by the model without it."""
         t0 = time.perf_counter()
@@ -437,7 +438,9 @@ class AskService:
             quote_context={x.text: x.context for x in shown if x.context},
         )
         run.timings["support"] = round(ms_since(t0), 2)
-        status_model = for_chat_model(model.name if model is not None else None)
+        embedder = self.library.embedder
+        similarities_of = embedder.name if embedder is not None else None
+        status_model = for_models(model.name if model is not None else None, similarities_of)
         judgement = None
         if model is not None and (
             self.always_judge  # recorded for make train-verdict, whichever model decides
@@ -447,7 +450,8 @@ class AskService:
         ):
             judgement = self._judgement(run, answer, bundle, model)
             if judgement is None and status_model.weighs_judgement:
-                status_model = without_judgement()  # it mattered, and could not be read
+                # it mattered, and could not be read: the model fitted without it
+                status_model = for_models(None, similarities_of)
         return verdict.apply(
             answer,
             result,

@@ -757,7 +757,9 @@ def apply(
         support.reasons = reasons
         status = "YELLOW" if v.status == "GREEN" else v.status
         flags.extend(r for r in reasons if r not in flags)
-        if not reasons and v.status == "GREEN":
+        if model.withheld and v.status == "GREEN":
+            flags.append(model.withheld)  # why no answer over this library is GREEN
+        elif not reasons and v.status == "GREEN":
             flags.append("The cited passages answer the question only in part.")
     answer.validation = v.model_copy(update={"status": status, "flags": flags, "support": support})
     logger.info("verdict: %s (p %.2f)", status, p)

@@ -170,7 +170,8 @@ class SettingsDialog(QDialog):
             "",
             _note(
                 "A sentence-transformers folder. Empty = the embedded model. "
-                "Changing it re-opens the library."
+                "Changing it re-opens the library. With another model no answer is marked "
+                "GREEN: the statuses are calibrated for the embedded one."
             ),
         )
         form.addRow("Passages per question (top-k):", self.top_k)

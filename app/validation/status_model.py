@@ -27,6 +27,10 @@ and for an answer whose judgement could not be read (:func:`for_chat_model`). De
 server's answers with the first, a missing judgement counted as the most confident "yes" seen
 in training, cross-validated on the real corpus, made GREEN's precision 78.8% instead of 95%
 (tests/bench/README.md, 2026-11-29).
+
+The similarities it weighs, and those the support check compares with its floors, are the
+embedded embedder's; the file names it (``similarities_of``). Over a library another embedder
+embedded, no threshold keeps GREEN's promise, so :func:`for_models` withholds GREEN there.
 """
 
 from __future__ import annotations
@@ -217,6 +221,12 @@ class StatusModel:
     judge: str | None = None
     """The chat model (its ``name``) whose judgement the ``judgement`` feature was fitted on;
     None for a model that weighs no judgement."""
+    embedder: str | None = None
+    """The embedder (its ``name``) whose similarities the model was fitted on; None: not
+    recorded (a file written before 2026-11-29, fitted on the embedded one)."""
+    withheld: str = ""
+    """Why this model never says GREEN (:func:`for_models`: the answers' similarities come
+    from an embedder it was not fitted on); empty for a model that may."""
 
     @classmethod
     def load(cls, path: Path | None = None, *, judged: bool = True) -> StatusModel:
@@ -229,11 +239,14 @@ class StatusModel:
     @classmethod
     def from_file(cls, data: Mapping[str, Any], *, judged: bool) -> StatusModel:
         """One of the models of a status model file's contents (see :meth:`load`)."""
+        embedder = data.get("similarities_of")
         if judged:
-            return cls.from_dict(data, judge=data.get("judged_by"))
-        if "without_judgement" in data:
-            return cls.from_dict(data["without_judgement"], judge=None)
-        return cls.from_dict(data, judge=None).without(JUDGEMENT_FEATURES)
+            model = cls.from_dict(data, judge=data.get("judged_by"))
+        elif "without_judgement" in data:
+            model = cls.from_dict(data["without_judgement"], judge=None)
+        else:
+            model = cls.from_dict(data, judge=None).without(JUDGEMENT_FEATURES)
+        return replace(model, embedder=None if embedder is None else str(embedder))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, judge: str | None) -> StatusModel:
@@ -331,7 +344,12 @@ class StatusModel:
         an answer a GREEN can vouch for (:func:`vouchable`, from its features ``x``)."""
         if probability < self.refuse_below:
             return "REFUSE"
-        if verified and probability >= self.green_at and (x is None or vouchable(x)):
+        if (
+            verified
+            and not self.withheld
+            and probability >= self.green_at
+            and (x is None or vouchable(x))
+        ):
             return "GREEN"
         return "YELLOW"
 
@@ -396,3 +414,27 @@ def for_chat_model(name: str | None) -> StatusModel:
     without any (a user's GGUF reads P("yes") on a scale of its own; a server gives none)."""
     judged = shipped()
     return judged if name is not None and name == judged.judge else without_judgement()
+
+
+def for_models(chat_model: str | None, embedder: str | None) -> StatusModel:
+    """The status model for answers of the chat model called ``chat_model`` over a library
+    embedded by ``embedder`` (None: keyword search only): :func:`for_chat_model`'s, and one
+    that never says GREEN when the embedder is not the one the model was fitted on.
+
+    Why never, rather than a stricter threshold: the similarities of another embedder mean
+    something else, and the model's probability stops telling right answers from wrong ones
+    at the top. Measured on the real corpus's 440 development questions answered over a
+    library embedded by paraphrase-MiniLM-L3-v2 (each fold decided by models fitted on the
+    embedded embedder's answers without its documents): GREEN 88.9% precise at p >= 0.90,
+    86.8% at 0.92, 86.7% at 0.96, against 95.1% with the embedded embedder; refitted on that
+    embedder's own answers, 84.2% of 19; with its cosines mapped onto MiniLM's by their
+    quantiles, 89.1% (tests/bench/README.md, 2026-11-29). So GREEN, which promises the
+    calibrated precision, is withheld and the answer says why."""
+    model = for_chat_model(chat_model)
+    if embedder is None or model.embedder is None or embedder == model.embedder:
+        return model
+    return replace(
+        model,
+        withheld=f"Not marked GREEN: Footnote's status is calibrated for the embedded "
+        f"embedding model, not {embedder}.",
+    )

@@ -412,6 +412,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sets": list(reports),
         "model": str(args.model) if args.model else "embedded default",
         "embedder": str(args.embedder) if args.embedder else "embedded default",
+        "embedder_name": embedder_name(args.embedder),
         "retrieval_only": args.retrieval_only,
         "library": str(args.library) if args.library else "temporary",
     }
@@ -441,6 +442,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for r in reports.values()
     )
     return 1 if bad else 0
+
+
+def embedder_name(path: Path | None) -> str:
+    """The ``name`` the app gives the embedder of ``path`` (None: the embedded one): what the
+    status model file records as the embedder its similarities come from."""
+    from app.retrieval import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder(path).name
 
 
 def real_figures(name: str, report: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:

@@ -52,6 +52,7 @@ from tests.bench.crossval import (
     judged,
     right,
 )
+from tests.bench.eval_answers import embedder_name
 from tests.bench.eval_metrics import Outcome, summarize
 from tests.bench.real import corpus as real_corpus
 
@@ -142,7 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
 
-    judge = chat_model_of([args.real] + ([args.dev] if args.dev is not None else []))
+    runs = [args.real] + ([args.dev] if args.dev is not None else [])
+    judge, similarities_of = chat_model_of(runs), embedder_of(runs)
     outcomes = load(args.real, real=True)
     if args.dev is not None:
         outcomes += load(args.dev, real=False)
@@ -167,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.learning_curve:
         learning_curve(outcomes, fold_of, args.cv)
     if args.write:
-        write(fitted[0], fitted[1], judge, outcomes, rows)
+        write(fitted[0], fitted[1], judge, similarities_of, outcomes, rows)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         report = {"judged_by": judge, "with_judgement": fitted[0].report}
@@ -186,6 +188,18 @@ def chat_model_of(paths: Sequence[Path]) -> str:
         names.add(DEFAULT_CHAT_MODEL_NAME if model == "embedded default" else Path(model).name)
     if len(names) != 1:
         raise SystemExit(f"the eval runs were made with different chat models: {sorted(names)}")
+    return names.pop()
+
+
+def embedder_of(paths: Sequence[Path]) -> str:
+    """The embedder (its ``name`` in the app) whose similarities the eval runs in ``paths``
+    recorded (a run before 2026-11-29 names none: the embedded one)."""
+    names = set()
+    for path in paths:
+        config = json.loads(path.read_text(encoding="utf-8")).get("config", {})
+        names.add(config.get("embedder_name") or embedder_name(None))
+    if len(names) != 1:
+        raise SystemExit(f"the eval runs were made with different embedders: {sorted(names)}")
     return names.pop()
 
 
@@ -412,12 +426,13 @@ def write(
     judged: Fitted,
     unjudged: Fitted,
     judge: str,
+    similarities_of: str,
     outcomes: Sequence[tuple[str, Outcome]],
     rows: Sequence[Outcome],
 ) -> None:
     """``resources/status_model.json``: both models (features, weights, thresholds) and
     what they rest on; the one that weighs the judgement names the chat model it is
-    ``judged_by``."""
+    ``judged_by``, and both the embedder whose similarities they were fitted on."""
     about = {
         "what": "Logistic regression over the support check's signals; "
         "see app/validation/status_model.py. Written by `make train-verdict`.",
@@ -432,6 +447,7 @@ def write(
     data = {
         "about": {**about, "cross_validated": judged.report["cv"]},
         "judged_by": judge,
+        "similarities_of": similarities_of,
         **judged.model.to_dict(),
         "without_judgement": {
             "about": {

@@ -20,7 +20,11 @@ from app.core.errors import Cancelled, ModelLoadError
 from app.core.models import Answer
 from app.core.progress import CancelToken, Progress
 from app.core.protocols import Embedder
-from app.core.resources import DEFAULT_CHAT_MODEL_NAME, default_chat_model_path
+from app.core.resources import (
+    DEFAULT_CHAT_MODEL_NAME,
+    default_chat_model_path,
+    default_embedder_path,
+)
 from app.services.ask import EMPTY_LIBRARY_TEXT, REFUSAL_TEXT, AskService
 from app.services.library import Library
 from app.services.metrics import reset_metrics
@@ -90,6 +94,25 @@ def test_the_answer_shown_never_loops_over_its_quote(service: AskService, lib: L
         assert not repeats_itself(answer.answer, quotes), answer.answer
     else:
         assert answer.kind == "extractive" and fact.answer in answer.answer
+
+
+def test_no_answer_is_green_when_the_embedder_is_not_the_one_the_status_was_fitted_on(
+    tmp_path: Path, service: AskService
+) -> None:
+    """The same real MiniLM chosen by its folder (as a person picks an embedding model in
+    Settings) is another embedder by name: its library is embedded anew, its answers keep
+    their proven citations, and GREEN, calibrated for the embedded one only, is withheld."""
+    fact = MANUAL_FACTS["calibration"]
+    assert service.ask(fact.question).validation.status == "GREEN"  # the embedded embedder
+    library = Library(Settings(library=tmp_path / "library", embedder=default_embedder_path()))
+    assert library.ingest([make_manual_pdf(tmp_path / "manual.pdf")]).results[0].status == "added"
+    assert library.embedder is not None and library.embedder.name.startswith("model")
+    answer = AskService(library, library.settings).ask(fact.question)
+    assert answer.mode == "answer" and answer.validation.status == "YELLOW"
+    assert_citations_proven(answer, library)
+    assert any(fact.answer in c.quote for c in answer.citations)
+    withheld = [f for f in answer.validation.flags if f.startswith("Not marked GREEN")]
+    assert withheld and library.embedder.name in withheld[0]
 
 
 @pytest.mark.parametrize(

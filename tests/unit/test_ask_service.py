@@ -23,7 +23,8 @@ from app.core.protocols import ChatModel
 from app.core.resources import DEFAULT_CHAT_MODEL_NAME
 from app.services.ask import EMPTY_LIBRARY_TEXT, REFUSAL_TEXT, AskService
 from app.services.metrics import reset_metrics
-from tests.fakes import FakeLibrary, ScriptedModel
+from app.validation.status_model import shipped
+from tests.fakes import FakeLibrary, HashEmbedder, ScriptedModel
 
 pytestmark = pytest.mark.unit
 
@@ -377,3 +378,37 @@ def test_another_models_judgement_is_not_asked_for(lib: FakeLibrary) -> None:
     model = JudgingModel([GOOD], name="Qwen2.5-7B-Instruct-Q4_K_M.gguf", p=0.9)
     a = AskService(lib, chat_model=model).ask("How many channels does the Zephyr record?")
     assert a.kind == "generated" and model.judged == [] and "judge" not in a.timings_ms
+
+
+class EmbeddedLibrary(FakeLibrary):
+    """The fake library with an embedder called ``name``: the answer step and the check read
+    its similarities."""
+
+    def __init__(self, texts: list[str], tmp: Path, name: str) -> None:
+        super().__init__(texts, tmp)
+        self._embedder = HashEmbedder(name=name)
+
+    @property
+    def embedder(self) -> HashEmbedder:  # type: ignore[override]
+        return self._embedder
+
+
+def test_no_answer_is_green_over_a_library_another_embedder_embedded(tmp_path: Path) -> None:
+    """The status model was fitted on the embedded embedder's similarities; over another
+    embedder's, a verified answer is YELLOW and says why, and its citations stay proven."""
+    fitted_on = shipped().embedder
+    assert fitted_on is not None
+    question = "How many channels does the Zephyr record?"
+    flags = {}
+    for name in (fitted_on, "bge-small-en-v1.5"):
+        lib = EmbeddedLibrary(TEXTS, tmp_path / name.replace(" ", "_"), name)
+        a = AskService(lib, chat_model=ScriptedModel([GOOD])).ask(question)
+        assert a.mode == "answer" and [c.quote for c in a.citations] == [
+            "The Zephyr 3000 records up to 64 channels."
+        ]
+        flags[name] = a.validation.flags
+        if name != fitted_on:
+            assert a.validation.status == "YELLOW"
+    withheld = [f for f in flags["bge-small-en-v1.5"] if f.startswith("Not marked GREEN")]
+    assert withheld and "bge-small-en-v1.5" in withheld[0]
+    assert not any(f.startswith("Not marked GREEN") for f in flags[fitted_on])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.core.focus import question_focus
-from app.core.resources import DEFAULT_CHAT_MODEL_NAME
+from app.core.resources import DEFAULT_CHAT_MODEL_NAME, DEFAULT_EMBEDDER_NAME
 from app.core.textkit import other_language
 from app.validation.answer_checks import reverses_polarity, unsupported_words
 from app.validation.status_model import (
@@ -18,6 +18,7 @@ from app.validation.status_model import (
     StatusModel,
     features,
     for_chat_model,
+    for_models,
     shipped,
     without_judgement,
 )
@@ -196,6 +197,32 @@ def test_the_judgement_is_weighed_only_for_the_chat_model_it_was_fitted_with() -
     check = assess("How heavy is the bike?", ["Weight of the bike: 23.4 kg"])
     rows = [features(check, generated=False, verified=True, judgement=j) for j in (0.01, 0.99)]
     assert unjudged.probability(rows[0]) == unjudged.probability(rows[1])
+
+
+def test_green_is_withheld_over_a_library_of_another_embedder() -> None:
+    """The model was fitted on the embedded embedder's similarities; over another's, its
+    probability stops telling right from wrong at the top (paraphrase-MiniLM-L3-v2: GREEN
+    87-89% precise at every threshold), so no answer is GREEN, and the model says why."""
+    fitted_on = shipped().embedder
+    assert fitted_on is not None and fitted_on.startswith(DEFAULT_EMBEDDER_NAME)
+    assert without_judgement().embedder == fitted_on
+    for chat in (DEFAULT_CHAT_MODEL_NAME, "Llama-3.2-3B-Instruct-Q4_K_M.gguf", None):
+        assert for_models(chat, fitted_on) is for_chat_model(chat)
+        assert for_models(chat, None) is for_chat_model(chat)  # keyword search: no similarity
+        other = for_models(chat, "bge-small-en-v1.5")
+        assert other.withheld and "bge-small-en-v1.5" in other.withheld
+        assert other.coef == for_chat_model(chat).coef  # the same model, the same refusals
+        assert other.refuse_below == for_chat_model(chat).refuse_below
+        assert other.status(1.0, True) == "YELLOW" and other.status(0.0, True) == "REFUSE"
+        assert for_chat_model(chat).status(1.0, True) == "GREEN"
+
+
+def test_an_older_file_names_no_embedder_and_withholds_nothing(tmp_path: Path) -> None:
+    data = json.loads(json.dumps(shipped().to_dict()))
+    path = tmp_path / MODEL_FILE
+    path.write_text(json.dumps(data), encoding="utf-8")
+    model = StatusModel.load(path)
+    assert model.embedder is None and not model.withheld
 
 
 def test_a_missing_judgement_pulls_neither_way() -> None:

@@ -384,10 +384,13 @@ def test_both_status_models_are_written_and_read_back_with_the_judge_named(
         for lever in (StatusModelLever(), StatusModelLever(features=unjudged))
     ]
     monkeypatch.setattr(train_verdict, "resources_dir", lambda: tmp_path)
-    train_verdict.write(fitted[0], fitted[1], "Some-Model.gguf", [("real", o) for o in rows], rows)
+    train_verdict.write(
+        fitted[0], fitted[1], "Some-Model.gguf", "some-embedder", [("real", o) for o in rows], rows
+    )
     with_j = StatusModel.load(tmp_path / MODEL_FILE)
     without_j = StatusModel.load(tmp_path / MODEL_FILE, judged=False)
     assert with_j.judge == "Some-Model.gguf" and with_j.weighs_judgement
+    assert with_j.embedder == without_j.embedder == "some-embedder"
     assert without_j.judge is None and set(without_j.features) == set(unjudged)
     assert (with_j.green_at, without_j.green_at) == (
         fitted[0].model.green_at,
