@@ -13,6 +13,7 @@ from pathlib import Path
 from app.core.citing import MARKER, cited_order, closest_passages, is_refusal
 from app.core.models import Answer, Citation, Document, DroppedCitation
 from app.core.terminal import safe_line
+from app.validation.status_model import WITHHELD_LEAD
 
 DROP_REASONS = {
     "out_of_range": "it named a source that does not exist",
@@ -204,7 +205,12 @@ def status_text(answer: Answer) -> tuple[str, str]:
         why = reasons or [
             f for f in v.flags if not f.startswith(("The model's own answer", "A summary:"))
         ]
-        msg = "Partly answered. " + (why[0] if why else "Check the citations before relying on it.")
+        if why and why[0].startswith(WITHHELD_LEAD):  # not lacking: not vouched for
+            msg = f"{why[0]} Check the citations before relying on it."
+        else:
+            msg = "Partly answered. " + (
+                why[0] if why else "Check the citations before relying on it."
+            )
     else:
         msg = "Citations could not be verified; treat this answer with caution."
     extras = [dropped_text(v.dropped)]

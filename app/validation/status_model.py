@@ -86,6 +86,9 @@ FEATURES_WITHOUT_JUDGEMENT: tuple[str, ...] = tuple(
 )
 """What the model fitted without the judgement weighs: every signal but those."""
 
+WITHHELD_LEAD = "Not marked GREEN"
+"""How the flag of an answer whose GREEN :func:`for_models` withheld begins."""
+
 MEAN_WHEN_MISSING = frozenset({"judgement"})
 """Signals a row may lack, which then count as their mean in training."""
 
@@ -435,6 +438,6 @@ def for_models(chat_model: str | None, embedder: str | None) -> StatusModel:
         return model
     return replace(
         model,
-        withheld=f"Not marked GREEN: Footnote's status is calibrated for the embedded "
+        withheld=f"{WITHHELD_LEAD}: Footnote's status is calibrated for the embedded "
         f"embedding model, not {embedder}.",
     )

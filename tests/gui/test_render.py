@@ -6,6 +6,7 @@ import pytest
 
 from app.core.models import Answer, DroppedCitation, Source, Support, Validation
 from app.ui import render
+from app.validation.status_model import for_models
 from tests import answer_factory
 
 pytestmark = pytest.mark.unit
@@ -56,6 +57,16 @@ def test_status_words_for_each_outcome() -> None:
         _answer(kind="extractive", validation=Validation(status="YELLOW", support=_support()))
     )
     assert level == "YELLOW" and "don\u2019t mention \u2018dividend\u2019" in words
+    # GREEN withheld over another embedder's library: nothing is said to be lacking
+    withheld = for_models(None, "bge-small-en-v1.5").withheld
+    level, words = render.status_text(
+        _answer(
+            validation=Validation(
+                status="YELLOW", flags=[withheld], support=_support(missing=[], reasons=[])
+            )
+        )
+    )
+    assert level == "YELLOW" and words.startswith(withheld) and "Partly" not in words
 
 
 def _support(**kw: object) -> Support:
