@@ -197,7 +197,11 @@ def embedder_of(paths: Sequence[Path]) -> str:
     names = set()
     for path in paths:
         config = json.loads(path.read_text(encoding="utf-8")).get("config", {})
-        names.add(config.get("embedder_name") or embedder_name(None))
+        folder = config.get("embedder", "embedded default")
+        names.add(
+            config.get("embedder_name")
+            or embedder_name(None if folder == "embedded default" else Path(folder))
+        )
     if len(names) != 1:
         raise SystemExit(f"the eval runs were made with different embedders: {sorted(names)}")
     return names.pop()

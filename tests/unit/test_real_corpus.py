@@ -491,3 +491,24 @@ def test_the_lever_chooses_thresholds_on_answers_held_out_of_its_inner_fits() ->
     assert held != [in_sample.probability(o.support["features"]) for o in rows]
     assert StatusModelLever(inner_folds=0)._held_out(rows) is None
     assert lever._held_out([r for r in rows if r.doc == "a.pdf"]) is None
+
+
+def test_train_verdict_names_the_embedder_of_the_runs(tmp_path: Path) -> None:
+    """The file names the embedder whose similarities it was fitted on: the runs' own, or the
+    embedded one for a run that names none; runs of two embedders cannot train one file."""
+    from app.core.resources import DEFAULT_EMBEDDER_NAME, default_embedder_path
+    from tests.bench.train_verdict import embedder_of
+
+    def run(name: str, config: dict[str, str]) -> Path:
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"config": config, "sets": {}}), encoding="utf-8")
+        return path
+
+    old = run("old", {"model": "embedded default"})
+    named = run("named", {"embedder_name": "bge-small-en-v1.5"})
+    folder = run("folder", {"embedder": str(default_embedder_path())})
+    assert embedder_of([old]).startswith(DEFAULT_EMBEDDER_NAME)
+    assert embedder_of([named]) == "bge-small-en-v1.5"
+    assert embedder_of([folder]).startswith(default_embedder_path().name)  # chosen by folder
+    with pytest.raises(SystemExit, match="different embedders"):
+        embedder_of([old, named])
