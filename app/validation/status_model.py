@@ -438,6 +438,6 @@ def for_models(chat_model: str | None, embedder: str | None) -> StatusModel:
         return model
     return replace(
         model,
-        withheld=f"{WITHHELD_LEAD}: Footnote's status is calibrated for the embedded "
-        f"embedding model, not {embedder}.",
+        withheld=f"{WITHHELD_LEAD}: Footnote's status is calibrated for the embedding model "
+        f"{model.embedder}, not {embedder}.",
     )
