@@ -347,6 +347,23 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:5.1f}%"
 
 
+def wilson(share: float | None, n: int, z: float = 1.96) -> tuple[float, float] | None:
+    """The 95% Wilson score interval of a proportion ``share`` measured on ``n`` items (None
+    for none): how far a precision measured on a few dozen GREEN answers may lie from the
+    true one (95.1% of 41 is anywhere from 83.9% to 98.7%)."""
+    if share is None or n <= 0:
+        return None
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def interval_text(share: float | None, n: int) -> str:
+    """``[83.9-98.7%]``, the Wilson interval of ``share`` of ``n``; empty without one."""
+    w = wilson(share, n)
+    return "" if w is None else f"[{100 * w[0]:.1f}-{100 * w[1]:.1f}%]"
+
+
 def _ms(x: float | int | None) -> str:
     return "-" if x is None else f"{x:,.0f}"
 
@@ -382,6 +399,7 @@ def format_table(summary: Mapping[str, Any]) -> str:
             "  validation            "
             + "   ".join(f"{k} {_pct(v)}" for k, v in summary["validation"].items()),
             f"  GREEN precision       {_pct(vd['green_precision'])} of {vd['green']} GREEN "
+            f"{interval_text(vd['green_precision'], vd['green'])} "
             f"({vd['green_unanswerable']} on unanswerable)   GREEN coverage "
             f"{_pct(vd['green_coverage'])}",
             f"  GREEN precision named {_pct(vd.get('green_precision_named'))} "

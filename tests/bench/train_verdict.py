@@ -53,7 +53,7 @@ from tests.bench.crossval import (
     right,
 )
 from tests.bench.eval_answers import embedder_name
-from tests.bench.eval_metrics import Outcome, summarize
+from tests.bench.eval_metrics import Outcome, interval_text, summarize
 from tests.bench.real import corpus as real_corpus
 
 
@@ -117,7 +117,7 @@ def figures_line(label: str, outcomes: Sequence[Outcome]) -> str:
     return (
         f"  {label:<22} {h['questions']:>4} q ({h['unanswerable']:>3} unans.)  "
         f"GREEN {h['green']:>4} precision {_pct(h['green_precision']):>6} "
-        f"coverage {_pct(h['green_coverage']):>6}  unans. refused "
+        f"{interval_text(h['green_precision'], h['green'] or 0):<13} coverage {_pct(h['green_coverage']):>6}  unans. refused "
         f"{_pct(h['refused_unanswerable']):>6}  ans. refused {_pct(h['refused_answerable']):>6}  "
         f"evidence page cited {_pct(h['right_page_all']):>6}  invalid {h['invalid_citations']}"
     )

@@ -270,3 +270,14 @@ def test_split_figures_hold_out_the_even_ids() -> None:
     assert split["held_out"]["green_precision"] == 1.0
     assert split["held_out"]["refused_unanswerable"] == 1.0
     assert "held out (even ids)" in format_table(summarize(outcomes, ks=(5,)))
+
+
+def test_wilson_interval_of_a_precision() -> None:
+    from tests.bench.eval_metrics import interval_text, wilson
+
+    low, high = wilson(39 / 41, 41) or (0.0, 0.0)
+    assert (round(100 * low, 1), round(100 * high, 1)) == (83.9, 98.7)
+    assert wilson(None, 0) is None and wilson(1.0, 0) is None
+    low, high = wilson(1.0, 4) or (0.0, 0.0)
+    assert high == 1.0 and 0.4 < low < 0.6  # four of four: anywhere from half up
+    assert interval_text(14 / 15, 15) == "[70.2-98.8%]" and interval_text(None, 0) == ""
