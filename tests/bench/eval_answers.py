@@ -410,8 +410,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = {
         "started_at": started.isoformat(timespec="seconds"),
         "sets": list(reports),
-        "model": str(args.model) if args.model else "embedded default",
-        "embedder": str(args.embedder) if args.embedder else "embedded default",
+        "model": str(args.model) if args.model else EMBEDDED,
+        "embedder": str(args.embedder) if args.embedder else EMBEDDED,
         "embedder_name": embedder_name(args.embedder),
         "retrieval_only": args.retrieval_only,
         "library": str(args.library) if args.library else "temporary",
@@ -442,6 +442,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for r in reports.values()
     )
     return 1 if bad else 0
+
+
+EMBEDDED = "embedded default"
+"""What a run's ``config`` says for a model or embedder it did not choose by path."""
 
 
 def embedder_name(path: Path | None) -> str:

@@ -17,8 +17,10 @@ curve of the held-out probabilities, and the weights, for two models on the same
 that weighs the chat model's judgement (of the model the runs were made with, which it is then
 ``judged_by``) and one fitted without it, which every other chat model's answers are judged by
 (``status_model.for_chat_model``). ``--write`` fits both on everything, takes each one's
-thresholds from its held-out probabilities, and writes ``resources/status_model.json``. The sealed half never enters: its run strips the per-question
-outcomes, and a real outcome of a document outside the folds is an error.
+thresholds from its held-out probabilities, and writes ``resources/status_model.json`` with
+the chat model and the embedder the runs were made with. The sealed half never enters: its
+run strips the per-question outcomes, and a real outcome of a document outside the folds is
+an error.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from tests.bench.crossval import (
     judged,
     right,
 )
-from tests.bench.eval_answers import embedder_name
+from tests.bench.eval_answers import EMBEDDED, embedder_name
 from tests.bench.eval_metrics import Outcome, interval_text, summarize
 from tests.bench.real import corpus as real_corpus
 
@@ -117,7 +119,8 @@ def figures_line(label: str, outcomes: Sequence[Outcome]) -> str:
     return (
         f"  {label:<22} {h['questions']:>4} q ({h['unanswerable']:>3} unans.)  "
         f"GREEN {h['green']:>4} precision {_pct(h['green_precision']):>6} "
-        f"{interval_text(h['green_precision'], h['green'] or 0):<13} coverage {_pct(h['green_coverage']):>6}  unans. refused "
+        f"{interval_text(h['green_precision'], h['green'] or 0):<13} "
+        f"coverage {_pct(h['green_coverage']):>6}  unans. refused "
         f"{_pct(h['refused_unanswerable']):>6}  ans. refused {_pct(h['refused_answerable']):>6}  "
         f"evidence page cited {_pct(h['right_page_all']):>6}  invalid {h['invalid_citations']}"
     )
@@ -181,29 +184,32 @@ def main(argv: Sequence[str] | None = None) -> int:
 def chat_model_of(paths: Sequence[Path]) -> str:
     """The chat model (its ``name`` in the app) whose answers and judgements the eval runs
     in ``paths`` recorded; runs of two models cannot train one model's judgement."""
-    names = set()
-    for path in paths:
-        config = json.loads(path.read_text(encoding="utf-8")).get("config", {})
-        model = config.get("model", "embedded default")
-        names.add(DEFAULT_CHAT_MODEL_NAME if model == "embedded default" else Path(model).name)
-    if len(names) != 1:
-        raise SystemExit(f"the eval runs were made with different chat models: {sorted(names)}")
-    return names.pop()
+
+    def name(config: dict[str, Any]) -> str:
+        model = config.get("model", EMBEDDED)
+        return DEFAULT_CHAT_MODEL_NAME if model == EMBEDDED else Path(model).name
+
+    return _the_one(paths, "chat models", name)
 
 
 def embedder_of(paths: Sequence[Path]) -> str:
     """The embedder (its ``name`` in the app) whose similarities the eval runs in ``paths``
     recorded (a run before 2026-11-29 names none: the embedded one)."""
-    names = set()
-    for path in paths:
-        config = json.loads(path.read_text(encoding="utf-8")).get("config", {})
-        folder = config.get("embedder", "embedded default")
-        names.add(
-            config.get("embedder_name")
-            or embedder_name(None if folder == "embedded default" else Path(folder))
-        )
+
+    def name(config: dict[str, Any]) -> str:
+        folder = config.get("embedder", EMBEDDED)
+        recorded = config.get("embedder_name")
+        return recorded or embedder_name(None if folder == EMBEDDED else Path(folder))
+
+    return _the_one(paths, "embedders", name)
+
+
+def _the_one(paths: Sequence[Path], what: str, name: Callable[[dict[str, Any]], str]) -> str:
+    """The one ``name`` every eval run in ``paths`` gives from its ``config``; runs that
+    give two stop the fit."""
+    names = {name(json.loads(p.read_text(encoding="utf-8")).get("config", {})) for p in paths}
     if len(names) != 1:
-        raise SystemExit(f"the eval runs were made with different embedders: {sorted(names)}")
+        raise SystemExit(f"the eval runs were made with different {what}: {sorted(names)}")
     return names.pop()
 
 
