@@ -49,9 +49,12 @@ from tests.bench.eval_metrics import (
 from tests.bench.question_set import DEFAULT_CORPUS, SETS, Question, load_questions
 from tests.bench.real import corpus as real_corpus
 
-REAL_SETS = ("real", "real-sealed")
+SEALED_SETS = {"real-sealed": 1, "real-sealed2": 2}
+"""The real corpus's sealed sets by name: ``Document.sealed_set`` of their documents."""
+REAL_SETS = ("real", *SEALED_SETS)
 """The real-document corpus (tests/bench/real): its development documents, cross-validated by
-document family, and its sealed fifth, whose questions and statuses are never printed."""
+document family, and its sealed sets, whose questions and statuses are never printed: the
+fifth sealed on 2026-11-26 and the documents added on 2026-11-29."""
 
 logger = logging.getLogger(__name__)
 
@@ -162,8 +165,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error("--limit must be at least 1")
     if args.cv < 2:
         p.error("--cv needs at least 2 folds")
-    if args.set == "real-sealed" and (args.ids or args.limit):
-        p.error("the sealed set is run whole: no --ids or --limit")
+    if args.set in SEALED_SETS and (args.ids or args.limit):
+        p.error("a sealed set is run whole: no --ids or --limit")
     return args
 
 
@@ -275,7 +278,11 @@ def set_runs(args: argparse.Namespace) -> list[SetRun]:
         return [("custom", questions, args.corpus or DEFAULT_CORPUS, _own_documents(questions))]
     if args.set in REAL_SETS:
         docs = real_corpus.load_manifest()
-        path = real_corpus.SEALED_QUESTIONS if args.set == "real-sealed" else real_corpus.QUESTIONS
+        path = (
+            real_corpus.SEALED_FILES[SEALED_SETS[args.set]]
+            if args.set in SEALED_SETS
+            else real_corpus.QUESTIONS
+        )
         questions = [q.as_question() for q in real_corpus.load_real_questions(path, docs)]
         folder = real_corpus.fetch(docs, args.corpus or real_corpus.CACHE)
         return [(args.set, questions, folder, sorted(d.file for d in docs))]
@@ -397,8 +404,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with library_dir(args.library) as lib_root:
         for name, questions, corpus, docs in runs:
             # One library per set: a set's figures never depend on which other sets ran.
-            quiet = name == "real-sealed"
-            folder = lib_root / ("real" if name in REAL_SETS else name)  # one library of 42
+            quiet = name in SEALED_SETS
+            folder = lib_root / ("real" if name in REAL_SETS else name)  # one library of all
             result = run_set(name, questions, corpus, folder, args, docs=docs, quiet=quiet)
             if isinstance(result, int):
                 return result
@@ -419,9 +426,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.set in REAL_SETS:
         for name, r in reports.items():
             r["real"] = real_figures(name, r, args)
-    sealed = reports.get("real-sealed")
-    if sealed is not None:  # its questions and statuses are not kept where anyone reads them
-        sealed["questions"] = []
+    for name in SEALED_SETS:  # their questions and statuses are not kept where anyone reads them
+        if (sealed := reports.get(name)) is not None:
+            sealed["questions"] = []
     report = {"config": config, "sets": reports}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
@@ -456,12 +463,20 @@ def embedder_name(path: Path | None) -> str:
     return SentenceTransformerEmbedder(path).name
 
 
+def documents_of(name: str, docs: Sequence[real_corpus.Document]) -> list[real_corpus.Document]:
+    """The documents whose questions the real-corpus run ``name`` asks: the development
+    documents for "real", a sealed set's own for each of ``SEALED_SETS``."""
+    if name in SEALED_SETS:
+        return [d for d in docs if d.sealed and d.sealed_set == SEALED_SETS[name]]
+    return [d for d in docs if not d.sealed]
+
+
 def real_figures(name: str, report: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     """The real corpus's figures: per kind and language, cross-validated by document family
     (development half) or pooled alone (sealed half), and the one closing line."""
     docs = real_corpus.load_manifest()
     by_file = {d.file: d for d in docs}
-    asked = [d for d in docs if d.sealed == (name == "real-sealed")]
+    asked = documents_of(name, docs)
     outcomes = [Outcome(**q) for q in report["questions"]]
     ks = (5, report["config"]["top_k"])
     out: dict[str, Any] = {}

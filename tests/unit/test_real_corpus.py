@@ -41,6 +41,7 @@ pytestmark = pytest.mark.unit
 DOCS = load_manifest()
 DEV = corpus.load_real_questions(corpus.QUESTIONS, DOCS)
 SEALED = corpus.load_real_questions(corpus.SEALED_QUESTIONS, DOCS)
+SEALED2 = corpus.load_real_questions(corpus.SEALED2_QUESTIONS, DOCS)
 
 
 def test_the_manifest_has_forty_documents_of_eight_kinds_in_three_languages() -> None:
@@ -62,18 +63,31 @@ def test_no_document_comes_from_a_source_reserved_for_unseen_checks() -> None:
         assert "/test" not in d.source.path, d.file  # no PDF library's test files
 
 
-def test_the_sealed_fifth_is_a_fifth_and_whole_families() -> None:
-    sealed = [d for d in DOCS if d.sealed]
-    assert 0.18 <= len(sealed) / len(DOCS) <= 0.3
-    families = {d.family for d in sealed}
-    assert all(d.sealed for d in DOCS if d.family in families)  # no family straddles it
-    assert {q.document for q in SEALED} == {d.file for d in sealed}
+def test_the_sealed_sets_are_whole_families_each_with_its_own_questions() -> None:
+    first = [d for d in DOCS if d.sealed and d.sealed_set == 1]
+    second = [d for d in DOCS if d.sealed and d.sealed_set == 2]
+    # the first was a fifth of the documents it was drawn from (those before the second)
+    assert 0.18 <= len(first) / (len(DOCS) - len(second)) <= 0.3
+    assert len(second) >= 10 and len({d.family for d in second}) >= 5
+    for sealed in (first, second):
+        families = {d.family for d in sealed}
+        assert all(d in sealed for d in DOCS if d.family in families)  # no family straddles it
+    assert not {d.family for d in first} & {d.family for d in second}
+    assert {q.document for q in SEALED} == {d.file for d in first}
+    assert {q.document for q in SEALED2} == {d.file for d in second}
     assert {q.document for q in DEV} == {d.file for d in DOCS if not d.sealed}
+
+
+def test_only_a_sealed_document_names_a_sealed_set() -> None:
+    d = DOCS[0].model_dump()
+    with pytest.raises(ValueError, match="sealed_set is for sealed documents"):
+        Document.model_validate({**d, "sealed": False, "sealed_set": 2})
+    assert Document.model_validate({**d, "sealed": True, "sealed_set": 2}).sealed_set == 2
 
 
 def test_the_question_sets_have_the_mix_the_issue_asks_for() -> None:
     assert len(DEV) >= 600
-    every = [*DEV, *SEALED]
+    every = [*DEV, *SEALED, *SEALED2]
     by_doc = {d.file: d for d in DOCS}
     unanswerable = [q for q in every if not q.answerable]
     assert len(unanswerable) >= 0.3 * len(every)
@@ -221,8 +235,9 @@ def test_the_closing_line_has_the_issue_s_shape() -> None:
 def test_every_evidence_is_on_its_page_only() -> None:
     folder = corpus.CACHE / "corpus"
     assert corpus.evidence_problems_real(DEV, folder) == []
-    # The sealed set: counted, never shown.
+    # The sealed sets: counted, never shown.
     assert len(corpus.evidence_problems_real(SEALED, folder)) == 0
+    assert len(corpus.evidence_problems_real(SEALED2, folder)) == 0
 
 
 def test_real_question_converts_to_the_shared_format() -> None:
@@ -282,7 +297,7 @@ def test_the_baseline_reference_covers_the_development_questions() -> None:
 
     rows = compare_runs.load(Path(compare_runs.__file__).with_name("reference") / "real.jsonl")
     assert set(rows) == {q.id for q in DEV}
-    assert not {q.id for q in SEALED} & set(rows)  # the sealed statuses are never kept
+    assert not {q.id for q in [*SEALED, *SEALED2]} & set(rows)  # sealed statuses are never kept
 
 
 def test_the_conversations_are_follow_ups_and_standalone_ones_over_development_documents() -> None:
@@ -512,3 +527,18 @@ def test_train_verdict_names_the_embedder_of_the_runs(tmp_path: Path) -> None:
     assert embedder_of([folder]).startswith(default_embedder_path().name)  # chosen by folder
     with pytest.raises(SystemExit, match="different embedders"):
         embedder_of([old, named])
+
+
+def test_each_real_run_asks_its_own_documents_and_a_sealed_one_runs_whole() -> None:
+    from tests.bench import eval_answers
+
+    dev = eval_answers.documents_of("real", DOCS)
+    first = eval_answers.documents_of("real-sealed", DOCS)
+    second = eval_answers.documents_of("real-sealed2", DOCS)
+    assert {d.file for d in dev} == {q.document for q in DEV}
+    assert {d.file for d in first} == {q.document for q in SEALED}
+    assert {d.file for d in second} == {q.document for q in SEALED2}
+    assert len(dev) + len(first) + len(second) == len(DOCS)
+    for name in eval_answers.SEALED_SETS:
+        with pytest.raises(SystemExit):
+            eval_answers.parse_args(["--set", name, "--limit", "5"])

@@ -5,11 +5,12 @@ its sha256; :func:`fetch` gets exactly those bytes on any machine that reaches D
 (``apt-get download PACKAGE=VERSION``, the member cut out of the ``.deb`` with ``dpkg-deb``) and
 keeps them in a cache outside the repository, so the test suite never needs them.
 
-``questions.jsonl`` (development) and ``sealed.jsonl`` (the sealed fifth, which no one reads) were
-written by helper sessions that had read neither the verdict nor the retrieval code nor any other
-question set; each line names its document (``document``, the manifest's ``file``) and the language
-the question is asked in. :func:`folds` splits the development documents into cross-validation
-folds by family (all documents of one package together), never the questions of one document.
+``questions.jsonl`` (development), ``sealed.jsonl`` (the sealed fifth) and ``sealed2.jsonl`` (the
+documents added on 2026-11-29; no one reads either sealed file) were written by helper sessions
+that had read neither the verdict nor the retrieval code nor any other question set; each line
+names its document (``document``, the manifest's ``file``) and the language the question is
+asked in. :func:`folds` splits the development documents into cross-validation folds by family
+(all documents of one package together), never the questions of one document.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "documents.toml"
 QUESTIONS = HERE / "questions.jsonl"
 SEALED_QUESTIONS = HERE / "sealed.jsonl"
+SEALED2_QUESTIONS = HERE / "sealed2.jsonl"
+SEALED_FILES = {1: SEALED_QUESTIONS, 2: SEALED2_QUESTIONS}
+"""Each sealed set's questions, by ``Document.sealed_set``."""
 CACHE = Path(
     os.environ.get("FOOTNOTE_BENCH_CACHE", Path.home() / ".cache" / "footnote" / "bench-real")
 )
@@ -63,7 +67,19 @@ class Document(BaseModel):
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     licence: str = Field(description="The licence as the package's copyright file states it.")
     family: str = Field(description="Documents of one family never straddle a fold.")
-    sealed: bool = Field(description="In the sealed fifth: its questions are not read.")
+    sealed: bool = Field(description="In a sealed set: its questions are not read.")
+    sealed_set: Literal[1, 2] = Field(
+        default=1,
+        description="Which sealed set: 1, the fifth sealed on 2026-11-26 (sealed.jsonl); 2, the "
+        "documents added on 2026-11-29 (sealed2.jsonl), first run once at the end of that day's "
+        "work. Development documents keep the default.",
+    )
+
+    @model_validator(mode="after")
+    def _set_only_when_sealed(self) -> Document:
+        if not self.sealed and self.sealed_set != 1:
+            raise ValueError(f"{self.file}: sealed_set is for sealed documents")
+        return self
 
 
 Style = Literal["plain", "chatty", "paraphrase"]
@@ -283,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.check:
         return 0
     bad = 0
-    for path, sealed in ((QUESTIONS, False), (SEALED_QUESTIONS, True)):
+    for path, sealed in ((QUESTIONS, False), *((f, True) for f in SEALED_FILES.values())):
         qs = load_real_questions(path, docs)
         problems = evidence_problems_real(qs, corpus)
         if not sealed:
