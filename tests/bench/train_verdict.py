@@ -141,8 +141,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument(
         "--learning-curve",
-        action="store_true",
-        help="also fit on shares of the training rows: would more questions help?",
+        nargs="?",
+        const="rows",
+        choices=("rows", "documents"),
+        default=None,
+        help="also fit on shares of the training rows (or of the training documents: "
+        "'documents'): would more questions, or more documents, help?",
     )
     args = p.parse_args(argv)
 
@@ -170,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.compare_models:
         compare_models(outcomes, fold_of, args.cv)
     if args.learning_curve:
-        learning_curve(outcomes, fold_of, args.cv)
+        learning_curve(outcomes, fold_of, args.cv, by=args.learning_curve)
     if args.write:
         write(fitted[0], fitted[1], judge, similarities_of, outcomes, rows)
     if args.json:
@@ -404,17 +408,28 @@ def learning_curve(
     k: int,
     shares: Sequence[float] = (0.25, 0.5, 0.75, 1.0),
     repeats: int = 10,
+    by: str = "rows",
 ) -> None:
     """Whether more judged answers would help the status model: the shipped class fitted on
     a random share of each fold's training rows (``repeats`` draws), scored on the held-out
     fold as :func:`compare_models` scores. Still rising at the full share: more questions
-    (written blind) would raise it; flat: the signals, not the data, hold it."""
+    (written blind) would raise it; flat: the signals, not the data, hold it.
+
+    ``by="documents"`` draws a share of the training *documents* instead (a real document's
+    whole family, a development set's document), keeping all their rows: whether more
+    documents, not more questions about the same ones, would help on documents never seen."""
     t = judged_table(outcomes, fold_of)
+    family = {d.file: d.family for d in real_corpus.load_manifest()}
+    group = np.array(
+        [f"real:{family[o.doc]}" if n == "real" else f"{n}:{o.doc}" for n, o in t.rows]
+    )
     rng = np.random.default_rng(0)
-    print("\nlearning curve (held-out; mean over draws of the training rows):")
+    print(f"\nlearning curve (held-out; mean over draws of the training {by}):")
     for share in shares:
 
         def draw(train: np.ndarray, share: float = share) -> np.ndarray:
+            if by == "documents":
+                return draw_documents(train, group, share, rng)
             size = max(int(share * len(train)), 20)
             return rng.choice(train, size=size, replace=False)
 
@@ -426,10 +441,23 @@ def learning_curve(
             dev_auc.append(auc_dev)
             cover.append(green_coverage(p, t, 0.95))
         print(
-            f"  {share:>4.0%} of the training rows: AUC real {np.mean(real_auc):.3f}, "
+            f"  {share:>4.0%} of the training {by}: AUC real {np.mean(real_auc):.3f}, "
             f"development sets {np.mean(dev_auc):.3f}; real GREEN coverage at 95% "
             f"{np.mean(cover):.1%}"
         )
+
+
+def draw_documents(
+    train: np.ndarray, group: np.ndarray, share: float, rng: np.random.Generator
+) -> np.ndarray:
+    """The rows of ``train`` whose document (``group``, one per row) is among a random
+    ``share`` of the training rows' documents (at least two): every row of a drawn document,
+    none of the others."""
+    groups = np.unique(group[train])
+    keep = rng.choice(
+        groups, size=min(len(groups), max(int(share * len(groups)), 2)), replace=False
+    )
+    return train[np.isin(group[train], keep)]
 
 
 def write(

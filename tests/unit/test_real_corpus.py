@@ -542,3 +542,19 @@ def test_each_real_run_asks_its_own_documents_and_a_sealed_one_runs_whole() -> N
     for name in eval_answers.SEALED_SETS:
         with pytest.raises(SystemExit):
             eval_answers.parse_args(["--set", name, "--limit", "5"])
+
+
+def test_a_learning_curve_by_documents_draws_whole_documents() -> None:
+    import numpy as np
+
+    from tests.bench.train_verdict import draw_documents
+
+    group = np.array(["a", "a", "b", "b", "b", "c", "d", "d"])
+    train = np.array([0, 1, 2, 3, 4, 6, 7])  # "c" is held out
+    rng = np.random.default_rng(0)
+    for share in (0.25, 0.5, 1.0):
+        kept = draw_documents(train, group, share, rng)
+        drawn = set(group[kept])
+        assert len(drawn) == max(int(share * 3), 2)
+        assert "c" not in drawn
+        assert sorted(kept) == [i for i in train if group[i] in drawn]  # whole documents
