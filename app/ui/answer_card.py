@@ -7,6 +7,7 @@ and screen-reader users get "Citation 1: usrguide.pdf, page 3" as accessible nam
 
 from __future__ import annotations
 
+import html
 import logging
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, QUrl, Signal
@@ -283,8 +284,14 @@ class AnswerCard(QFrame):
         icon_name = {"GREEN": "shield", "YELLOW": "warning", "RED": "error"}.get(level, "refuse")
         self.status_icon.setPixmap(icon(icon_name, col).pixmap(16, 16))
         self.status.setText(words)
-        self.status.setStyleSheet(f"color: {col.name()};")
+        # By name: a bare "color:" would also colour the status line's tooltip (a QLabel)
+        self.status.setStyleSheet(f"#statusLine {{ color: {col.name()}; }}")
         self.status.setAccessibleName(f"Validation: {words}")
+        meaning = render.status_tooltip(answer)
+        for w in (self.status, self.status_icon):
+            w.setToolTip(
+                f"<p>{html.escape(meaning, quote=False)}</p>" if meaning else ""
+            )  # rich text wraps
         self.timing.setText(render.timings_text(answer.timings_ms))
         tip = render.timings_tooltip(answer.timings_ms)
         if answer.model:
@@ -300,8 +307,11 @@ class AnswerCard(QFrame):
         self.phase.setVisible(False)
         col = status_color("RED")
         self.status_icon.setPixmap(icon("error", col).pixmap(16, 16))
+        for w in (self.status, self.status_icon):
+            w.setToolTip("")  # an error, not a status: its message says it all
         self.status.setText(message)
-        self.status.setStyleSheet(f"color: {col.name()};")
+        # By name: a bare "color:" would also colour the status line's tooltip (a QLabel)
+        self.status.setStyleSheet(f"#statusLine {{ color: {col.name()}; }}")
         if not self.body.toPlainText():
             self.body.setVisible(False)
 
@@ -310,6 +320,8 @@ class AnswerCard(QFrame):
         self.busy.setVisible(False)
         self.phase.setVisible(False)
         self.status_icon.setPixmap(icon("stop", muted_color()).pixmap(16, 16))
+        for w in (self.status, self.status_icon):
+            w.setToolTip("")
         self.status.setText("Stopped. The partial text above was not validated.")
         if not self.body.toPlainText():
             self.body.setVisible(False)

@@ -219,6 +219,43 @@ def status_text(answer: Answer) -> tuple[str, str]:
     return v.status, " ".join([msg, *[e for e in extras if e]])
 
 
+STATUS_TOOLTIPS = {
+    "GREEN": (
+        "Every quote was found word for word in the passage it cites, no sentence says more "
+        "than its quote, and Footnote's status model judged the evidence very likely to "
+        "answer your question. That judgement is an estimate, not proof: read the quote "
+        "before you rely on it."
+    ),
+    "YELLOW": (
+        "Every quote shown was found word for word in the passage it cites, but Footnote "
+        "cannot vouch that the evidence answers your question; the status line says why. "
+        "Check the citations before you rely on the answer."
+    ),
+    "RED": "Some citations could not be found in the passages they name.",
+    "REFUSAL": (
+        "Footnote found no answer it could stand behind. The closest passages are shown so "
+        "you can check for yourself."
+    ),
+}
+"""What each status rests on, for the hover text of the status line (the README's statuses
+paragraph in short)."""
+
+
+SUMMARY_TOOLTIP = (
+    "Every sentence of the summary is the document's own, found word for word in the passage "
+    "it cites."
+)
+
+
+def status_tooltip(answer: Answer) -> str:
+    """The hover text of ``answer``'s status line: what its status (:func:`status_text`)
+    rests on."""
+    level, _ = status_text(answer)
+    if answer.kind == "summary" and level == "GREEN":
+        return SUMMARY_TOOLTIP
+    return STATUS_TOOLTIPS.get(level, "")
+
+
 def _secs(ms: float) -> str:
     return f"{ms / 1000:.1f} s" if ms >= 1000 else f"{ms:.0f} ms"
 

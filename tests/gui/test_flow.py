@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from app.core.progress import Progress
+from app.ui import render
 from app.ui.answer_card import preview
 from app.ui.history import history_path, load_history
 from app.validation.support import neighbour_candidates
@@ -99,6 +100,8 @@ def test_drop_ingest_ask_hover_click(qtbot, window, gui_pdfs) -> None:
     # Chips are numbered 1, 2… in reading order whatever the source numbers were.
     assert card.chips[0].accessibleName() == f"Citation 1: zephyr-manual.pdf, page {cit.page}"
     assert card.status.text(), "a status line in plain words"
+    meaning = render.status_tooltip(answer)  # what the status rests on, on hover
+    assert meaning and meaning in card.status.toolTip()
     assert window.sources.list.count() == len(answer.sources)
 
     # Hover shows the exact quote with file and page.

@@ -169,3 +169,18 @@ def test_citations_are_shown_numbered_from_one_in_reading_order() -> None:
     assert "&nbsp;1&nbsp;</a>" in html and "&nbsp;4&nbsp;" not in html
     md = render.answer_markdown(a)
     assert "First [^1]. Then [^2]." in md and md.index("[^1]:") < md.index("[^2]:")
+
+
+def test_the_status_line_s_hover_text_says_what_each_status_rests_on() -> None:
+    green = render.status_tooltip(_answer())
+    assert "estimate, not proof" in green and "word for word" in green
+    yellow = render.status_tooltip(
+        _answer(validation=Validation(status="YELLOW", support=_support()))
+    )
+    assert "cannot vouch" in yellow and yellow != green
+    refused = render.status_tooltip(_answer(mode="refuse", kind="refusal", citations=[]))
+    assert "closest passages" in refused
+    red = render.status_tooltip(_answer(validation=Validation(status="RED")))
+    assert "could not be found" in red
+    summary = render.status_tooltip(_answer(kind="summary"))
+    assert "summary" in summary and "question" not in summary
