@@ -284,14 +284,9 @@ class AnswerCard(QFrame):
         icon_name = {"GREEN": "shield", "YELLOW": "warning", "RED": "error"}.get(level, "refuse")
         self.status_icon.setPixmap(icon(icon_name, col).pixmap(16, 16))
         self.status.setText(words)
-        # By name: a bare "color:" would also colour the status line's tooltip (a QLabel)
-        self.status.setStyleSheet(f"#statusLine {{ color: {col.name()}; }}")
+        self._status_colour(col.name())
         self.status.setAccessibleName(f"Validation: {words}")
-        meaning = render.status_tooltip(answer)
-        for w in (self.status, self.status_icon):
-            w.setToolTip(
-                f"<p>{html.escape(meaning, quote=False)}</p>" if meaning else ""
-            )  # rich text wraps
+        self._status_meaning(render.status_tooltip(answer))
         self.timing.setText(render.timings_text(answer.timings_ms))
         tip = render.timings_tooltip(answer.timings_ms)
         if answer.model:
@@ -307,11 +302,9 @@ class AnswerCard(QFrame):
         self.phase.setVisible(False)
         col = status_color("RED")
         self.status_icon.setPixmap(icon("error", col).pixmap(16, 16))
-        for w in (self.status, self.status_icon):
-            w.setToolTip("")  # an error, not a status: its message says it all
+        self._status_meaning("")  # an error, not a status: its message says it all
         self.status.setText(message)
-        # By name: a bare "color:" would also colour the status line's tooltip (a QLabel)
-        self.status.setStyleSheet(f"#statusLine {{ color: {col.name()}; }}")
+        self._status_colour(col.name())
         if not self.body.toPlainText():
             self.body.setVisible(False)
 
@@ -320,12 +313,22 @@ class AnswerCard(QFrame):
         self.busy.setVisible(False)
         self.phase.setVisible(False)
         self.status_icon.setPixmap(icon("stop", muted_color()).pixmap(16, 16))
-        for w in (self.status, self.status_icon):
-            w.setToolTip("")
+        self._status_meaning("")
         self.status.setText("Stopped. The partial text above was not validated.")
         if not self.body.toPlainText():
             self.body.setVisible(False)
             self.status.setText("Stopped before an answer was written.")
+
+    def _status_colour(self, colour: str) -> None:
+        # By name: a bare "color:" would also colour the status line's tooltip (a QLabel)
+        self.status.setStyleSheet(f"#statusLine {{ color: {colour}; }}")
+
+    def _status_meaning(self, meaning: str) -> None:
+        """What the status rests on, as the hover text of the status line and its icon (rich
+        text, so that it wraps); none for an error or a stop."""
+        tip = f"<p>{html.escape(meaning, quote=False)}</p>" if meaning else ""
+        for w in (self.status, self.status_icon):
+            w.setToolTip(tip)
 
     def _badge(self, text: str, level: str) -> None:
         col = status_color(level).name()

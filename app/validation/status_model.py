@@ -17,8 +17,9 @@ file a person can read. ``green_at`` is where GREEN's cross-validated precision 
 target, ``refuse_below`` where fewer than the target share of answerable questions fall
 below. Cross-validation promised more than new documents gave: on 12 documents added after
 the fit, whose questions nobody read, GREEN was right in 18 of 22 answers; pooled over every
-measurement on documents the model was not fitted on, 71 of 78 (91%, README). The reasons a person reads stay in words: the support check's, ordered by how much
-the signal behind each pulled this answer's probability down (:meth:`StatusModel.weakest`).
+measurement on documents the model was not fitted on, 71 of 78 (91%, README). The reasons a
+person reads stay in words: the support check's, ordered by how much the signal behind each
+pulled this answer's probability down (:meth:`StatusModel.weakest`).
 
 The chat model's judgement means what it means only for the model it was fitted with: another
 GGUF puts its P("yes") on a scale of its own (a confident model near 0 or 1, an agreeable one
