@@ -93,12 +93,17 @@ def evidence_rank(hits: Sequence[SearchHit], evidence: str | None) -> int | None
     """1-based position of the first hit whose text contains the evidence (loosely normalised)."""
     if not evidence:
         return None
-    needle = _loose(evidence)
     for i, h in enumerate(hits, start=1):
-        text = _loose(h.text)
-        if needle in text or needle in _LINE_END_HYPHEN.sub(r"\1\2", text):
+        if holds_evidence(h.text, evidence):
             return i
     return None
+
+
+def holds_evidence(text: str, evidence: str) -> bool:
+    """Whether a passage's ``text`` contains the evidence, both loosely normalised
+    (:func:`_loose`), with or without its line-end hyphens joined."""
+    needle, loose = _loose(evidence), _loose(text)
+    return needle in loose or needle in _LINE_END_HYPHEN.sub(r"\1\2", loose)
 
 
 def citation_pages(c: Citation) -> set[int]:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from app.retrieval import FusionParams, HybridRetriever
-from tests.bench.eval_metrics import _LINE_END_HYPHEN, _loose, evidence_rank, gold_rank
+from tests.bench.eval_metrics import evidence_rank, gold_rank, holds_evidence
 from tests.bench.question_set import SETS
 from tests.bench.retrieval_levers import TOP_K, Bench, dev_bench, figures, fmt, real_bench
 
@@ -65,13 +65,7 @@ def examples(bench: Bench) -> Examples:
             for cid in by_doc.get(q.doc_id or "", [])
             if chunks[cid].page_start <= q.page <= chunks[cid].page_end
         ]
-        needle = _loose(q.evidence)
-        holding = [
-            cid
-            for cid in on_page
-            if needle in _loose(chunks[cid].text)
-            or needle in _LINE_END_HYPHEN.sub(r"\1\2", _loose(chunks[cid].text))
-        ]
+        holding = [cid for cid in on_page if holds_evidence(chunks[cid].text, q.evidence)]
         gold.append([row[c] for c in (holding or on_page) if c in row])
     docs = {d.doc_id for d in store.documents()}  # a hash of the file's content
     return Examples(
