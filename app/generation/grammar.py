@@ -18,8 +18,9 @@ drift apart, and the grammar carries constraints a JSON schema cannot express:
   generation always terminates even when the model would loop; a sentence can only
   end (``. ! ?``) next to a citation marker, so
   the answer is at most ``answer_segments`` cited sentences ("... [1]." or "... . [1]");
-* with ``evidence`` (citations chosen by the ranker, for very small models) the mode and
-  citations are fixed literals and the model only writes the answer text.
+* with ``evidence`` (citations chosen by the ranker, for very small models) the mode,
+  the citations and the markers that end each segment (every evidence source, "[1][3]") are
+  fixed literals and the model only writes the answer text.
 
 The JSON layout is fixed (``json.dumps`` default separators), which saves the model
 from spending tokens on whitespace choices and makes the output easy to stream.
@@ -153,8 +154,12 @@ def build_grammar(spec: GrammarSpec) -> str:
 
 
 def _answer_rules(spec: GrammarSpec, numbers: Sequence[int]) -> dict[str, str]:
-    """Rules for the answer string's content and its closing quote (``answer-body``)."""
-    return {
+    """Rules for the answer string's content and its closing quote (``answer-body``).
+
+    With fixed ``evidence`` every segment ends with the markers of all its sources ("[1][3]"):
+    the answer rests on the evidence as a whole, so each cited quote gets its chip in the
+    text instead of the model choosing which to mark (it often marked only the first)."""
+    rules = {
         "answer-body": f'segment{{1,{spec.answer_segments}}} "\\""',
         "segment": (
             f'answer-unit{{1,{spec.segment_chars}}} (markers end-punct? | end-punct " "? markers)'
@@ -165,6 +170,10 @@ def _answer_rules(spec: GrammarSpec, numbers: Sequence[int]) -> dict[str, str]:
         "end-punct": "[.!?]",
         "answer-unit": _ANSWER_UNIT,
     }
+    if spec.evidence:
+        rules["markers"] = gbnf_literal("".join(f"[{n}]" for n in numbers))
+        del rules["marker"], rules["source-number"]
+    return rules
 
 
 def marker_numbers(spec: GrammarSpec) -> list[int]:

@@ -166,6 +166,32 @@ def test_ranked_evidence_fixes_the_citations(vocab_llm: object) -> None:
     assert not accepts(vocab_llm, g, answer_json(_raw([(3, TRICKY[0])], "He said stop [1].")))
 
 
+def test_ranked_evidence_marks_every_cited_source(vocab_llm: object) -> None:
+    """With two sources of evidence the answer carries both markers, in order, so that each
+    quote has its chip; the model cannot mark only one of them."""
+    evidence = ((1, PLAIN[0]), (3, TRICKY[0]))
+    spec = GrammarSpec(quotes={1: PLAIN, 3: TRICKY}, evidence=evidence, answer_segments=1)
+    cited = list(evidence)
+    for g in (build_grammar(spec), None):
+        for text, ok in [
+            ("It pumps 40 litres [1][3].", True),
+            ("It pumps 40 litres. [1][3]", True),
+            ("It pumps 40 litres [1].", False),
+            ("It pumps 40 litres [3].", False),
+            ("It pumps 40 litres [3][1].", False),
+            ("It pumps 40 litres [1][3][1].", False),
+        ]:
+            if g is None:  # the decoder's phase grammar for the answer text
+                piece = json.dumps(text)[1:]
+                assert accepts(vocab_llm, phase_grammars(spec)["answer"], piece) is ok, text
+            else:
+                assert accepts(vocab_llm, g, answer_json(_raw(cited, text))) is ok, text
+    one_source = GrammarSpec(quotes={1: PLAIN}, evidence=((1, PLAIN[0]), (1, PLAIN[1])))
+    both = [(1, PLAIN[0]), (1, PLAIN[1])]
+    assert accepts(vocab_llm, build_grammar(one_source), answer_json(_raw(both, "Both [1].")))
+    assert not accepts(vocab_llm, build_grammar(one_source), answer_json(_raw(both, "[1][1].")))
+
+
 def test_spec_checks_its_input() -> None:
     with pytest.raises(ValueError):
         GrammarSpec(quotes={})
