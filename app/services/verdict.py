@@ -41,6 +41,7 @@ from app.validation.answer_checks import (
     answer_type,
     asked_years,
     contradiction,
+    cut_off,
     prints_year,
     repeats_itself,
     reverses_polarity,
@@ -598,13 +599,15 @@ def is_refusal(answer: Answer) -> bool:
 
 def adds_nothing(question: str, sentence: str, quotes: Sequence[str]) -> str | None:
     """Why the model's sentence should give way to its evidence (shown extractively), or
-    None to keep it: it only restates the question, contradicts its own quotes, says what
-    they do not (:func:`unsupported_words`: "a type of cancer that develops in breast
-    tissue" over "This is not cancer"), states what they negate, or only loops over their
-    words. Only the sentence gives way: its quotes are verified, and the status model
+    None to keep it: it only restates the question, is cut off (:func:`cut_off`: a bracket
+    left open), contradicts its own quotes, says what they do not
+    (:func:`unsupported_words`: "a type of cancer that develops in breast tissue" over "This
+    is not cancer"), states what they negate, or only loops over their words. Only the sentence gives way: its quotes are verified, and the status model
     judges them as the answer."""
     if restates(sentence, question):
         return "only restates the question"
+    if cut_off(sentence):
+        return "is cut off (a bracket or quotation left open)"
     joined = " ".join(quotes)
     why = contradiction(sentence, joined, question)
     if why:

@@ -250,6 +250,31 @@ def _negated(text: str) -> bool:
     return "no longer" in text.lower()
 
 
+def cut_off(sentence: str) -> bool:
+    """Whether ``sentence`` stops in the middle of what it opened: a parenthesis or a double
+    quotation mark left open ("The return status (see Section 3.7.5 [2]", "… plus
+    characters (. [1]"). The answer grammar ends the text at a period or a bracket, so a
+    model copying "(see Section 3.7.5 [Exit Status], page 44)" or "(e.g." is cut there, and
+    what it wrote is a fragment, whatever its quotes prove. German quotes („…“) are told from
+    English ones (“…”) by their opening mark."""
+    text = _MARKERS.sub(" ", sentence)
+    if _unclosed(text, "(", ")"):
+        return True
+    if "\u201e" in text:
+        return _unclosed(text, "\u201e", "\u201c")
+    return _unclosed(text, "\u201c", "\u201d")
+
+
+def _unclosed(text: str, opening: str, closing: str) -> bool:
+    depth = 0
+    for ch in text:
+        if ch == opening:
+            depth += 1
+        elif ch == closing and depth:
+            depth -= 1
+    return depth > 0
+
+
 def repeats_itself(sentence: str, quotes: str, lang: str = "en") -> bool:
     """Whether ``sentence`` only loops over its ``quotes``: every content word of it is
     theirs, and it says a pair of them twice where they say it once (a small model's "12

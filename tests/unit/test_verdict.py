@@ -12,6 +12,7 @@ from app.core.textkit import word_languages
 from app.generation.prompt import build_prompt
 from app.services import verdict
 from app.services.answers import FAR_TEXT, REFUSAL_TEXT
+from app.validation import answer_checks
 from app.validation.status_model import FEATURES, StatusModel, features
 from app.validation.support import assess
 from tests.answer_factory import citation
@@ -484,6 +485,32 @@ def test_a_sentence_that_loops_over_its_quote_gives_way_to_it() -> None:
     # a pair the quote itself says twice may be said twice
     twice = "Every 12 months a check; after 12 months a report."
     assert verdict.adds_nothing("When?", "Every 12 months, then 12 months [1].", [twice]) is None
+
+
+def test_a_sentence_cut_off_inside_a_bracket_gives_way_to_its_quotes() -> None:
+    """Seen with the embedded model over the Bash manual: copying "(see Section 3.7.5 [Exit
+    Status], page 44)", the grammar ended the text at the bracket and the fragment was GREEN."""
+    q = "What is the exit status of a command terminated by a fatal signal?"
+    quote = (
+        "The return status (see Section 3.7.5 [Exit Status], page 44) of a simple command is "
+        "its exit status, or 128+n if the command was terminated by signal n."
+    )
+    why = verdict.adds_nothing(q, "The return status (see Section 3.7.5 [2][3]", [quote])
+    assert why is not None and "cut off" in why
+    for fragment in (
+        "A file name must not include any period or plus characters (. [1]",
+        "The manual calls it \u201cthe return status [1].",
+        "Im Handbuch hei\u00dft es \u201edie R\u00fcckgabe [1].",
+    ):
+        assert answer_checks.cut_off(fragment), fragment
+    for whole in (
+        "It is 128+n (n being the signal's number) [1].",
+        "Bash calls it \u201cthe exit status\u201d [1].",
+        "Im Handbuch hei\u00dft es \u201edie R\u00fcckgabe\u201c [1].",
+        "1) Open the file; 2) save it [1].",
+    ):
+        assert not answer_checks.cut_off(whole), whole
+        assert "cut off" not in (verdict.adds_nothing(q, whole, [quote]) or "")
 
 
 def test_a_section_number_is_not_evidence_of_a_number() -> None:
