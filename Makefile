@@ -83,6 +83,7 @@ bench: setup
 #   make eval SET=real CV=5     development documents, cross-validated by document family
 #   make eval SET=real-sealed   the sealed fifth: pooled figures only, no question printed
 #   make eval SET=real-sealed2  the second sealed set (12 documents added 2026-11-29), likewise
+#   make eval SET=real-sealed3  the third (10 documents added on the evening of 2026-11-29), likewise
 #   make eval SET=conversations follow-up questions over the real corpus, understood or not
 SET ?= all
 CV ?= 5

@@ -42,6 +42,8 @@ DOCS = load_manifest()
 DEV = corpus.load_real_questions(corpus.QUESTIONS, DOCS)
 SEALED = corpus.load_real_questions(corpus.SEALED_QUESTIONS, DOCS)
 SEALED2 = corpus.load_real_questions(corpus.SEALED2_QUESTIONS, DOCS)
+SEALED3 = corpus.load_real_questions(corpus.SEALED3_QUESTIONS, DOCS)
+SEALED_BY_SET = {1: SEALED, 2: SEALED2, 3: SEALED3}
 
 
 def test_the_manifest_has_forty_documents_of_eight_kinds_in_three_languages() -> None:
@@ -64,17 +66,18 @@ def test_no_document_comes_from_a_source_reserved_for_unseen_checks() -> None:
 
 
 def test_the_sealed_sets_are_whole_families_each_with_its_own_questions() -> None:
-    first = [d for d in DOCS if d.sealed and d.sealed_set == 1]
-    second = [d for d in DOCS if d.sealed and d.sealed_set == 2]
-    # the first was a fifth of the documents it was drawn from (those before the second)
-    assert 0.18 <= len(first) / (len(DOCS) - len(second)) <= 0.3
-    assert len(second) >= 10 and len({d.family for d in second}) >= 5
-    for sealed in (first, second):
+    by_set = {n: [d for d in DOCS if d.sealed and d.sealed_set == n] for n in SEALED_BY_SET}
+    first, later = by_set[1], [d for n, ds in by_set.items() if n > 1 for d in ds]
+    # the first was a fifth of the documents it was drawn from (those before the later sets)
+    assert 0.18 <= len(first) / (len(DOCS) - len(later)) <= 0.3
+    for n, sealed in by_set.items():
+        if n > 1:  # each later set: new documents of several packages
+            assert len(sealed) >= 10 and len({d.family for d in sealed}) >= 5
         families = {d.family for d in sealed}
         assert all(d in sealed for d in DOCS if d.family in families)  # no family straddles it
-    assert not {d.family for d in first} & {d.family for d in second}
-    assert {q.document for q in SEALED} == {d.file for d in first}
-    assert {q.document for q in SEALED2} == {d.file for d in second}
+        others = {d.family for m, ds in by_set.items() if m != n for d in ds}
+        assert not families & others
+        assert {q.document for q in SEALED_BY_SET[n]} == {d.file for d in sealed}
     assert {q.document for q in DEV} == {d.file for d in DOCS if not d.sealed}
 
 
@@ -87,7 +90,7 @@ def test_only_a_sealed_document_names_a_sealed_set() -> None:
 
 def test_the_question_sets_have_the_mix_the_issue_asks_for() -> None:
     assert len(DEV) >= 600
-    every = [*DEV, *SEALED, *SEALED2]
+    every = [*DEV, *SEALED, *SEALED2, *SEALED3]
     by_doc = {d.file: d for d in DOCS}
     unanswerable = [q for q in every if not q.answerable]
     assert len(unanswerable) >= 0.3 * len(every)
@@ -238,6 +241,7 @@ def test_every_evidence_is_on_its_page_only() -> None:
     # The sealed sets: counted, never shown.
     assert len(corpus.evidence_problems_real(SEALED, folder)) == 0
     assert len(corpus.evidence_problems_real(SEALED2, folder)) == 0
+    assert len(corpus.evidence_problems_real(SEALED3, folder)) == 0
 
 
 def test_real_question_converts_to_the_shared_format() -> None:
@@ -297,7 +301,8 @@ def test_the_baseline_reference_covers_the_development_questions() -> None:
 
     rows = compare_runs.load(Path(compare_runs.__file__).with_name("reference") / "real.jsonl")
     assert set(rows) == {q.id for q in DEV}
-    assert not {q.id for q in [*SEALED, *SEALED2]} & set(rows)  # sealed statuses are never kept
+    sealed = [*SEALED, *SEALED2, *SEALED3]
+    assert not {q.id for q in sealed} & set(rows)  # sealed statuses are never kept
 
 
 def test_the_conversations_are_follow_ups_and_standalone_ones_over_development_documents() -> None:
@@ -533,12 +538,14 @@ def test_each_real_run_asks_its_own_documents_and_a_sealed_one_runs_whole() -> N
     from tests.bench import eval_answers
 
     dev = eval_answers.documents_of("real", DOCS)
-    first = eval_answers.documents_of("real-sealed", DOCS)
-    second = eval_answers.documents_of("real-sealed2", DOCS)
     assert {d.file for d in dev} == {q.document for q in DEV}
-    assert {d.file for d in first} == {q.document for q in SEALED}
-    assert {d.file for d in second} == {q.document for q in SEALED2}
-    assert len(dev) + len(first) + len(second) == len(DOCS)
+    asked = len(dev)
+    assert set(eval_answers.SEALED_SETS.values()) == set(SEALED_BY_SET)
+    for name, n in eval_answers.SEALED_SETS.items():
+        docs = eval_answers.documents_of(name, DOCS)
+        assert {d.file for d in docs} == {q.document for q in SEALED_BY_SET[n]}
+        asked += len(docs)
+    assert asked == len(DOCS)
     for name in eval_answers.SEALED_SETS:
         with pytest.raises(SystemExit):
             eval_answers.parse_args(["--set", name, "--limit", "5"])

@@ -5,8 +5,9 @@ its sha256; :func:`fetch` gets exactly those bytes on any machine that reaches D
 (``apt-get download PACKAGE=VERSION``, the member cut out of the ``.deb`` with ``dpkg-deb``) and
 keeps them in a cache outside the repository, so the test suite never needs them.
 
-``questions.jsonl`` (development), ``sealed.jsonl`` (the sealed fifth) and ``sealed2.jsonl`` (the
-documents added on 2026-11-29; no one reads either sealed file) were written by helper sessions
+``questions.jsonl`` (development), ``sealed.jsonl`` (the sealed fifth), ``sealed2.jsonl`` (the
+documents added on 2026-11-29) and ``sealed3.jsonl`` (ten more added that evening; no one reads
+any sealed file) were written by helper sessions
 that had read neither the verdict nor the retrieval code nor any other question set; each line
 names its document (``document``, the manifest's ``file``) and the language the question is
 asked in. :func:`folds` splits the development documents into cross-validation folds by family
@@ -36,7 +37,8 @@ MANIFEST = HERE / "documents.toml"
 QUESTIONS = HERE / "questions.jsonl"
 SEALED_QUESTIONS = HERE / "sealed.jsonl"
 SEALED2_QUESTIONS = HERE / "sealed2.jsonl"
-SEALED_FILES = {1: SEALED_QUESTIONS, 2: SEALED2_QUESTIONS}
+SEALED3_QUESTIONS = HERE / "sealed3.jsonl"
+SEALED_FILES = {1: SEALED_QUESTIONS, 2: SEALED2_QUESTIONS, 3: SEALED3_QUESTIONS}
 """Each sealed set's questions, by ``Document.sealed_set``."""
 CACHE = Path(
     os.environ.get("FOOTNOTE_BENCH_CACHE", Path.home() / ".cache" / "footnote" / "bench-real")
@@ -68,11 +70,12 @@ class Document(BaseModel):
     licence: str = Field(description="The licence as the package's copyright file states it.")
     family: str = Field(description="Documents of one family never straddle a fold.")
     sealed: bool = Field(description="In a sealed set: its questions are not read.")
-    sealed_set: Literal[1, 2] = Field(
+    sealed_set: Literal[1, 2, 3] = Field(
         default=1,
         description="Which sealed set: 1, the fifth sealed on 2026-11-26 (sealed.jsonl); 2, the "
         "documents added on 2026-11-29 (sealed2.jsonl), first run once at the end of that day's "
-        "work. Development documents keep the default.",
+        "work; 3, ten more documents added that evening (sealed3.jsonl), not yet run. "
+        "Development documents keep the default.",
     )
 
     @model_validator(mode="after")
