@@ -20,7 +20,7 @@ from app.cli import common
 from app.core.config import Settings
 from app.core.errors import Cancelled, FootnoteError
 from app.core.models import Answer
-from app.core.progress import CancelToken
+from app.core.progress import DRAFT_NOTE, CancelToken
 from app.core.terminal import safe_line, safe_text
 
 if TYPE_CHECKING:
@@ -149,6 +149,8 @@ def _ask_interactive(
     streamed: list[str] = []
 
     def on_token(piece: str) -> None:
+        if not streamed:  # on stderr, as the desktop says it: not the answer until checked
+            print(DRAFT_NOTE, file=sys.stderr, flush=True)
         streamed.append(piece)
         out.write(safe_text(piece))
         out.flush()

@@ -112,3 +112,8 @@ class CancelToken:
     def raise_if_cancelled(self) -> None:
         if self.cancelled:
             raise Cancelled()
+
+
+DRAFT_NOTE = "Writing the answer (a draft until every quote is checked)…"
+"""What the desktop and the CLI say while the model's words stream: the checked answer, which
+may replace them, and its status come after."""

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.models import Answer, Citation
+from app.core.progress import DRAFT_NOTE
 from app.ui import render
 from app.ui.theme import chip_colors, icon, muted_color, status_color
 from app.ui.widgets import WrapLabel
@@ -247,11 +248,7 @@ class AnswerCard(QFrame):
         if shown != self.body.toPlainText():
             self.body.setStyleSheet(f"color: {muted_color()};")  # a draft until it is checked
             self.body.setPlainText(shown)
-        self.phase.setText(
-            "Writing the answer (a draft until every quote is checked)…"
-            if shown
-            else "Writing the answer…"
-        )
+        self.phase.setText(DRAFT_NOTE if shown else "Writing the answer…")
 
     def set_phase(self, text: str) -> None:
         if self.state == "streaming":

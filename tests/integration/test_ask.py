@@ -18,7 +18,7 @@ import pytest
 from app.core.config import Settings
 from app.core.errors import Cancelled, ModelLoadError
 from app.core.models import Answer
-from app.core.progress import CancelToken, Progress
+from app.core.progress import DRAFT_NOTE, CancelToken, Progress
 from app.core.protocols import Embedder
 from app.core.resources import (
     DEFAULT_CHAT_MODEL_NAME,
@@ -166,6 +166,21 @@ def test_cli_green_answer_is_answered_from_the_documents(
     assert any(fact.answer in c["quote"] and c["page"] == fact.page for c in obj["citations"])
 
 
+def test_cli_says_the_streamed_words_are_a_draft_until_checked(
+    lib: Library, cli_embedder: Embedder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As the desktop does while it writes: the model's words stream to stdout, and stderr
+    says first that they are a draft; the checked answer and its status follow them."""
+    from app.cli.main import main
+
+    fact = MANUAL_FACTS["filter"]
+    assert main(["ask", "--library", str(lib.settings.library), fact.question]) == 0
+    printed = capsys.readouterr()
+    assert printed.err.count(DRAFT_NOTE) == 1
+    assert "citation(s) verified" in printed.out  # the status line, after the answer
+    assert DRAFT_NOTE not in printed.out  # stdout holds only the answer and its evidence
+
+
 def test_cli_yellow_answer_names_its_missing_concept(
     lib: Library, cli_embedder: Embedder, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -211,8 +226,10 @@ def test_cli_refusal_names_the_absent_concept_and_lists_closest_passages(
     from app.cli.main import main
 
     assert main(["ask", "--library", str(lib.settings.library), "Who painted the Mona Lisa?"]) == 0
-    out = capsys.readouterr().out
+    printed = capsys.readouterr()
+    out = printed.out
     assert "\nNOT ANSWERED: 0 citation(s) verified; refusal" in out
+    assert DRAFT_NOTE not in printed.err  # refused before the model wrote a word
     assert "YELLOW" not in out and "GREEN" not in out
     passages = out.split("Closest passages:\n", 1)[1].splitlines()
     assert len(passages) == len(closest) and all(p.startswith("  ") for p in passages)
