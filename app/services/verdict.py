@@ -602,8 +602,9 @@ def adds_nothing(question: str, sentence: str, quotes: Sequence[str]) -> str | N
     None to keep it: it only restates the question, is cut off (:func:`cut_off`: a bracket
     left open), contradicts its own quotes, says what they do not
     (:func:`unsupported_words`: "a type of cancer that develops in breast tissue" over "This
-    is not cancer"), states what they negate, or only loops over their words. Only the sentence gives way: its quotes are verified, and the status model
-    judges them as the answer."""
+    is not cancer"), states what they negate, or only loops over their words. Only the
+    sentence gives way: its quotes are verified, and the status model judges them as the
+    answer."""
     if restates(sentence, question):
         return "only restates the question"
     if cut_off(sentence):

@@ -49,8 +49,9 @@ from tests.bench.eval_metrics import (
 from tests.bench.question_set import DEFAULT_CORPUS, SETS, Question, load_questions
 from tests.bench.real import corpus as real_corpus
 
-SEALED_SETS = {"real-sealed": 1, "real-sealed2": 2, "real-sealed3": 3}
-"""The real corpus's sealed sets by name: ``Document.sealed_set`` of their documents."""
+SEALED_SETS = {f"real-sealed{'' if n == 1 else n}": n for n in real_corpus.SEALED_FILES}
+"""The real corpus's sealed sets by run name ("real-sealed", "real-sealed2", …):
+``Document.sealed_set`` of their documents."""
 REAL_SETS = ("real", *SEALED_SETS)
 """The real-document corpus (tests/bench/real): its development documents, cross-validated by
 document family, and its sealed sets, whose questions and statuses are never printed: the

@@ -419,10 +419,11 @@ def learning_curve(
     whole family, a development set's document), keeping all their rows: whether more
     documents, not more questions about the same ones, would help on documents never seen."""
     t = judged_table(outcomes, fold_of)
-    family = {d.file: d.family for d in real_corpus.load_manifest()}
-    group = np.array(
-        [f"real:{family[o.doc]}" if n == "real" else f"{n}:{o.doc}" for n, o in t.rows]
-    )
+    if by == "documents":
+        family = {d.file: d.family for d in real_corpus.load_manifest()}
+        group = np.array(
+            [f"real:{family[o.doc]}" if n == "real" else f"{n}:{o.doc}" for n, o in t.rows]
+        )
     rng = np.random.default_rng(0)
     print(f"\nlearning curve (held-out; mean over draws of the training {by}):")
     for share in shares:

@@ -40,10 +40,8 @@ pytestmark = pytest.mark.unit
 
 DOCS = load_manifest()
 DEV = corpus.load_real_questions(corpus.QUESTIONS, DOCS)
-SEALED = corpus.load_real_questions(corpus.SEALED_QUESTIONS, DOCS)
-SEALED2 = corpus.load_real_questions(corpus.SEALED2_QUESTIONS, DOCS)
-SEALED3 = corpus.load_real_questions(corpus.SEALED3_QUESTIONS, DOCS)
-SEALED_BY_SET = {1: SEALED, 2: SEALED2, 3: SEALED3}
+SEALED_BY_SET = {n: corpus.load_real_questions(f, DOCS) for n, f in corpus.SEALED_FILES.items()}
+SEALED = [q for qs in SEALED_BY_SET.values() for q in qs]  # every sealed set's questions
 
 
 def test_the_manifest_has_forty_documents_of_eight_kinds_in_three_languages() -> None:
@@ -90,7 +88,7 @@ def test_only_a_sealed_document_names_a_sealed_set() -> None:
 
 def test_the_question_sets_have_the_mix_the_issue_asks_for() -> None:
     assert len(DEV) >= 600
-    every = [*DEV, *SEALED, *SEALED2, *SEALED3]
+    every = [*DEV, *SEALED]
     by_doc = {d.file: d for d in DOCS}
     unanswerable = [q for q in every if not q.answerable]
     assert len(unanswerable) >= 0.3 * len(every)
@@ -239,9 +237,8 @@ def test_every_evidence_is_on_its_page_only() -> None:
     folder = corpus.CACHE / "corpus"
     assert corpus.evidence_problems_real(DEV, folder) == []
     # The sealed sets: counted, never shown.
-    assert len(corpus.evidence_problems_real(SEALED, folder)) == 0
-    assert len(corpus.evidence_problems_real(SEALED2, folder)) == 0
-    assert len(corpus.evidence_problems_real(SEALED3, folder)) == 0
+    for sealed in SEALED_BY_SET.values():
+        assert len(corpus.evidence_problems_real(sealed, folder)) == 0
 
 
 def test_real_question_converts_to_the_shared_format() -> None:
@@ -301,8 +298,7 @@ def test_the_baseline_reference_covers_the_development_questions() -> None:
 
     rows = compare_runs.load(Path(compare_runs.__file__).with_name("reference") / "real.jsonl")
     assert set(rows) == {q.id for q in DEV}
-    sealed = [*SEALED, *SEALED2, *SEALED3]
-    assert not {q.id for q in sealed} & set(rows)  # sealed statuses are never kept
+    assert not {q.id for q in SEALED} & set(rows)  # sealed statuses are never kept
 
 
 def test_the_conversations_are_follow_ups_and_standalone_ones_over_development_documents() -> None:

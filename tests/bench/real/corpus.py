@@ -7,10 +7,9 @@ keeps them in a cache outside the repository, so the test suite never needs them
 
 ``questions.jsonl`` (development), ``sealed.jsonl`` (the sealed fifth), ``sealed2.jsonl`` (the
 documents added on 2026-11-29) and ``sealed3.jsonl`` (ten more added that evening; no one reads
-any sealed file) were written by helper sessions
-that had read neither the verdict nor the retrieval code nor any other question set; each line
-names its document (``document``, the manifest's ``file``) and the language the question is
-asked in. :func:`folds` splits the development documents into cross-validation folds by family
+any sealed file) were written by helper sessions that had read neither the verdict nor the
+retrieval code nor any other question set; each line names its document (``document``, the
+manifest's ``file``) and the language the question is asked in. :func:`folds` splits the development documents into cross-validation folds by family
 (all documents of one package together), never the questions of one document.
 """
 
@@ -35,11 +34,9 @@ from tests.bench.question_set import AlsoStated, Question, read_jsonl
 HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "documents.toml"
 QUESTIONS = HERE / "questions.jsonl"
-SEALED_QUESTIONS = HERE / "sealed.jsonl"
-SEALED2_QUESTIONS = HERE / "sealed2.jsonl"
-SEALED3_QUESTIONS = HERE / "sealed3.jsonl"
-SEALED_FILES = {1: SEALED_QUESTIONS, 2: SEALED2_QUESTIONS, 3: SEALED3_QUESTIONS}
-"""Each sealed set's questions, by ``Document.sealed_set``."""
+SEALED_FILES = {n: HERE / f"sealed{'' if n == 1 else n}.jsonl" for n in (1, 2, 3)}
+"""Each sealed set's questions, by ``Document.sealed_set`` (whose ``Literal`` names the same
+sets): sealed.jsonl, sealed2.jsonl, sealed3.jsonl."""
 CACHE = Path(
     os.environ.get("FOOTNOTE_BENCH_CACHE", Path.home() / ".cache" / "footnote" / "bench-real")
 )
