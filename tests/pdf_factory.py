@@ -780,3 +780,66 @@ def highlighted_words(path: Path, rects: list[tuple[int, float, float, float, fl
                     out.append(w[4])
     # Join line-end hyphenation the way the person reads it.
     return re.sub(r"(\w)- (\w)", r"\1\2", " ".join(out))
+
+
+# --- old TeX PDFs: Type3 bitmap fonts whose ligatures are control codes --------------------
+
+TYPE3_LINES_T1 = (
+    "This is a modi\x1ced version of the generalized \x1ductuation test,",
+    "\x1crst \x1ctted to the data and then \x1cnally speci\x1ced;",
+    "the coe\x1ecients di\x1ber, which re\x1dects the e\x1bect of o\x1b",
+)
+"""Lines as dvips sets them in T1 (Cork) encoding: 0x1B "ff", 0x1C "fi", 0x1D "fl",
+0x1E "ffi", inside words, at a line's start and at its end."""
+TYPE3_WORDS_T1 = (
+    "This is a modified version of the generalized fluctuation test, first fitted to the data "
+    "and then finally specified; the coefficients differ, which reflects the effect of off"
+)
+TYPE3_LINES_OT1 = (
+    "The \x0crst e\x0bect of the \x0dow is de\x0cned here,",
+    "and the sta\x0b ask for the o\x0ece.",
+)
+"""The same in TeX's original OT1 encoding: 0x0B "ff", 0x0C "fi", 0x0D "fl", 0x0E "ffi"."""
+TYPE3_WORDS_OT1 = "The first effect of the flow is defined here, and the staff ask for the office."
+
+
+def make_type3_ligature_pdf(path: Path | str, lines: tuple[str, ...] = TYPE3_LINES_T1) -> Path:
+    """One page set in a Type3 font like dvips' bitmap fonts: every glyph (a filled box) is
+    named by its code (``/a28``), with no ToUnicode map, so a reader can only take each code
+    for the character it numbers and a ligature comes out as a control character. ``lines``
+    are byte strings of codes below 128, one text line each."""
+    path = Path(path)
+    doc = _new_doc()
+    page = doc.new_page(width=PAGE_W, height=PAGE_H)
+    procs: dict[int, int] = {}
+    for code in sorted({ord(c) for line in lines for c in line}):
+        xref = doc.get_new_xref()
+        doc.update_object(xref, "<<>>")
+        glyph = "250 0 0 0 0 0 d1" if code == 32 else "500 0 0 0 500 700 d1 50 0 400 600 re f"
+        doc.update_stream(xref, glyph.encode())
+        procs[code] = xref
+    names = " ".join(f"/a{c} {x} 0 R" for c, x in procs.items())
+    widths = " ".join("250" if c == 32 else ("500" if c in procs else "0") for c in range(128))
+    font = doc.get_new_xref()
+    doc.update_object(
+        font,
+        f"<< /Type /Font /Subtype /Type3 /FontBBox [0 0 500 700] "
+        f"/FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << {names} >> "
+        f"/Encoding << /Type /Encoding /Differences [0 "
+        f"{' '.join(f'/a{c}' for c in range(128))}] >> "
+        f"/FirstChar 0 /LastChar 127 /Widths [{widths}] >>",
+    )
+    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /T3 {font} 0 R >> >>")
+    ops = ["BT /T3 10 Tf"]
+    for k, line in enumerate(lines):
+        codes = "".join(f"\\{ord(c):03o}" if ord(c) < 32 or c in "()\\" else c for c in line)
+        ops.append(f"1 0 0 1 {LEFT} {PAGE_H - TOP - 14 * k} Tm ({codes}) Tj")
+    ops.append("ET")
+    contents = doc.get_new_xref()
+    doc.update_object(contents, "<<>>")
+    doc.update_stream(contents, "\n".join(ops).encode())
+    doc.xref_set_key(page.xref, "Contents", f"{contents} 0 R")
+    doc.set_metadata({"title": "", **_DATES})
+    doc.save(path, garbage=3, deflate=True, no_new_id=True)
+    doc.close()
+    return path

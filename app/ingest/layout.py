@@ -129,6 +129,7 @@ class PageExtractor:
         self._next_block = 0
         self._next_line = 0
         self.tables_seconds = 0.0  # spent regrouping table cells (the "tables" stage)
+        self._type3: dict[int, bool] = {}  # font (or font dictionary) xref -> a Type3 font
 
     def extract(self, page: pymupdf.Page, pno: int) -> list[Line]:
         """Lines of one page's text layer."""
@@ -136,6 +137,9 @@ class PageExtractor:
         # Drawing order is reading order, except tables whose cells MuPDF grouped by column.
         words = tp.extractWORDS()
         blocks = None
+        if words and has_type3_font(page, self._type3):
+            blocks = tp.extractDICT()["blocks"]
+            words = join_ligature_pieces(words, blocks)
         if any(_MARKED.search(w[4]) for w in words):
             blocks = tp.extractDICT()["blocks"]
             words = drop_note_marks(words, blocks)
@@ -346,6 +350,192 @@ def split_after_symbols(words: list, blocks: list[dict]) -> list:
             start, x0 = offset, right_x0
         out.append((x0, w[1], w[2], w[3], w[4][start:], *w[5:]))
     return out
+
+
+# --- ligatures of old TeX bitmap fonts --------------------------------------------------------
+
+
+_REF = re.compile(r"(\d+) 0 R")
+
+
+def has_type3_font(page: pymupdf.Page, known: dict[int, bool] | None = None) -> bool:
+    """Whether ``page`` uses a Type3 font: dvips' bitmap fonts are Type3 fonts whose glyphs
+    are named by their codes (``/a28``), so MuPDF reads each code as the character it
+    numbers, and a ligature becomes a control character.
+
+    Read from the page's ``/Resources/Font`` entries, each font's type remembered in
+    ``known`` (xref -> Type3; one dict per document): ~0.05 ms a page, where MuPDF's
+    ``get_fonts`` takes ~0.25 ms, a quarter of the page's word extraction. A page whose
+    resources are inherited from its page tree asks ``get_fonts``."""
+    known = {} if known is None else known
+    doc = page.parent
+    kind, value = doc.xref_get_key(page.xref, "Resources/Font")
+    if kind == "null":
+        return any(f[2] == "Type3" for f in page.get_fonts())
+    if kind == "xref":
+        shared = int(value.split()[0])
+        if shared in known:
+            return known[shared]
+        value = doc.xref_object(shared, compressed=True)
+    found = "/Type3" in value  # a font written inline
+    for m in _REF.finditer(value):
+        font = int(m.group(1))
+        if font not in known:
+            known[font] = doc.xref_get_key(font, "Subtype")[1] == "/Type3"
+        found = found or known[font]
+    if kind == "xref":
+        known[shared] = found
+    return found
+
+
+T1_LIGATURES = {"\x1b": "ff", "\x1c": "fi", "\x1d": "fl", "\x1e": "ffi", "\x1f": "ffl"}
+"""TeX's T1 (Cork) encoding puts its ligatures at 0x1B-0x1F (below them: accents, quotes,
+dashes, never inside a word)."""
+OT1_LIGATURES = {
+    "\x0b": "ff",
+    "\x0c": "fi",
+    "\x0d": "fl",
+    "\x0e": "ffi",
+    "\x0f": "ffl",
+    "\x19": "\u00df",
+    "\x1a": "\u00e6",
+    "\x1b": "\u0153",
+    "\x1c": "\u00f8",
+    "\x1d": "\u00c6",
+    "\x1e": "\u0152",
+    "\x1f": "\u00d8",
+}
+"""TeX's original OT1 encoding: the ligatures at 0x0B-0x0F, and ß æ œ ø Æ Œ Ø at 0x19-0x1F
+(where T1 has its ligatures). TeX's math italic fonts put Greek letters at 0x0B-0x0F; a code
+is only read as a letter where it touches a word, which a formula's α rarely does."""
+_IN_WORD = re.compile(r"(?<=[^\W\d_])[\x0b-\x1f]|[\x0b-\x1f](?=[^\W\d_])")
+
+
+def _word_delimiter(ch: str) -> bool:
+    """MuPDF's word break (``JM_is_word_delimiter``): any code up to a space, a no-break
+    space, or a bidirectional control."""
+    c = ord(ch)
+    return c <= 32 or c == 160 or 0x202A <= c <= 0x202E
+
+
+def ligature_table(texts: list[str]) -> dict[str, str]:
+    """The reading of the control codes touching a word in ``texts`` (a page's lines): the
+    encoding whose ligature codes occur there most, T1 on a tie. Every English or German
+    text sets "fi" and "ff" often, so an OT1 page has 0x0B-0x0F inside its words and a T1
+    page 0x1B-0x1F; which one a code means cannot be told from the code alone (0x1C is "fi"
+    in T1 and "ø" in OT1)."""
+    found = [m.group() for t in texts for m in _IN_WORD.finditer(t)]
+    t1 = sum(1 for c in found if "\x1b" <= c <= "\x1f")
+    ot1 = sum(1 for c in found if "\x0b" <= c <= "\x0f")
+    return T1_LIGATURES if t1 >= ot1 else OT1_LIGATURES
+
+
+def join_ligature_pieces(words: list, blocks: list[dict]) -> list:
+    """``words`` with the pieces MuPDF split at a ligature joined again, the ligature spelled
+    out ("modi" "ed" -> "modified", "rst" -> "first").
+
+    A Type3 font with no character names gives a ligature as its code (0x1C), and MuPDF
+    breaks words at every code below 33: the words lose the letters and the search loses
+    the word. ``blocks`` are the same text page's ``dict`` blocks, whose lines keep the
+    codes where they stand; each line is cut into words as MuPDF cuts it, and a line whose
+    cut does not give back its words exactly is left as it is. A code between two pieces
+    joins them, one after a space begins the next piece, one before a space ends the piece
+    before it (its box widened by half an em a letter, the glyph's width unknown)."""
+    lines: dict[tuple[int, int], str] = {}
+    for bno, block in enumerate(blocks):
+        if block.get("type", 0) != 0:
+            continue
+        for lno, line in enumerate(block["lines"]):
+            text = "".join(s["text"] for s in line["spans"])
+            if _IN_WORD.search(text):
+                lines[(bno, lno)] = text
+    if not lines:
+        return words
+    table = ligature_table(list(lines.values()))
+    by_line: dict[tuple[int, int], list] = {}
+    for w in words:
+        if (w[5], w[6]) in lines:
+            by_line.setdefault((w[5], w[6]), []).append(w)
+    joined: dict[tuple[int, int], list] = {}
+    for key, ws in by_line.items():
+        line_words = _join_line(lines[key], ws, table)
+        if line_words is not None:
+            joined[key] = line_words
+    out: list = []
+    done: set[tuple[int, int]] = set()
+    for w in words:
+        key = (w[5], w[6])
+        if key not in joined:
+            out.append(w)
+        elif key not in done:  # the line's words stand together in reading order
+            out.extend(joined[key])
+            done.add(key)
+    return out
+
+
+def _join_line(text: str, words: list, table: dict[str, str]) -> list | None:
+    """One line's ``words`` joined at its ligature codes (:func:`join_ligature_pieces`),
+    numbered anew; None when ``text`` does not cut into exactly these words."""
+    pieces: list[tuple[str, str]] = []  # (the delimiters before a piece, the piece)
+    gap, cur = "", ""
+    for ch in text:
+        if _word_delimiter(ch):
+            if cur:
+                pieces.append((gap, cur))
+                gap, cur = "", ""
+            gap += ch
+        else:
+            cur += ch
+    if cur:
+        pieces.append((gap, cur))
+    tail = gap if not cur else ""
+    if [p for _, p in pieces] != [w[4] for w in words]:
+        return None
+    out: list = []
+    for (before, _piece), w in zip(pieces, words, strict=True):
+        lead, inner, trail = _split_gap(before, table)
+        if out and inner is not None:  # only codes between the two pieces: one word
+            p = out[-1]
+            out[-1] = (p[0], min(p[1], w[1]), w[2], max(p[3], w[3]), p[4] + inner + w[4], *p[5:])
+            continue
+        if inner is not None:  # the line begins with a ligature
+            trail = inner
+        if out and lead:
+            out[-1] = _widened(out[-1], lead, after=True)
+        out.append(_widened(w, trail, after=False) if trail else w)
+    lead, inner, _trail = _split_gap(tail, table)
+    lead = inner if inner is not None else lead  # the line ends with a ligature
+    if out and lead:
+        out[-1] = _widened(out[-1], lead, after=True)
+    return [(*w[:7], k, *w[8:]) for k, w in enumerate(out)]
+
+
+def _split_gap(gap: str, table: dict[str, str]) -> tuple[str, str | None, str]:
+    """A run of delimiters between two pieces as (the letters ending the piece before it,
+    the letters joining the two when the run has nothing else, the letters beginning the
+    piece after it)."""
+    if gap and all(c in table for c in gap):
+        return "", "".join(table[c] for c in gap), ""
+    lead = ""
+    for c in gap:
+        if c not in table:
+            break
+        lead += table[c]
+    trail = ""
+    for c in reversed(gap):
+        if c not in table:
+            break
+        trail = table[c] + trail
+    return lead, None, trail
+
+
+def _widened(w: tuple, letters: str, *, after: bool) -> tuple:
+    """Word ``w`` with ``letters`` added at its end (``after``) or start, its box widened by
+    half its height a letter."""
+    dx = 0.5 * (w[3] - w[1]) * len(letters)
+    if after:
+        return (w[0], w[1], w[2] + dx, w[3], w[4] + letters, *w[5:])
+    return (w[0] - dx, w[1], w[2], w[3], letters + w[4], *w[5:])
 
 
 # --- footnote marks ---------------------------------------------------------------------------

@@ -471,3 +471,38 @@ def test_a_space_after_a_symbol_is_kept(tmp_path: Path) -> None:
     (r,) = chunk.charmap.rects(s, e)
     (want,) = pymupdf.open(path)[0].search_for("Save")
     assert _close(r.x0, want.x0) and _close(r.x1, want.x1)
+
+
+# --- old TeX PDFs: ligatures set in Type3 bitmap fonts ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lines", "want"),
+    [(pf.TYPE3_LINES_T1, pf.TYPE3_WORDS_T1), (pf.TYPE3_LINES_OT1, pf.TYPE3_WORDS_OT1)],
+    ids=["T1", "OT1"],
+)
+def test_ligatures_of_type3_bitmap_fonts_are_spelled_out(
+    tmp_path: Path, lines: tuple[str, ...], want: str
+) -> None:
+    """dvips' bitmap fonts name their glyphs by code, so MuPDF reads a ligature as a control
+    character and breaks the word there ("modi" "ed", "rst"); ingestion joins the pieces and
+    spells the ligature in the encoding the page's words show (T1: 0x1C is "fi"; OT1: 0x0C)."""
+    path = pf.make_type3_ligature_pdf(tmp_path / "dvips.pdf", lines)
+    words = [w[4] for w in pymupdf.open(path)[0].get_text("words")]
+    assert "rst" in words and "ect" in words  # what MuPDF itself gives
+    parsed = parse_pdf(path)
+    text = re.sub(r"\s+", " ", " ".join(c.text for c in parsed.chunks))
+    assert want in text
+    _assert_charmap_covers_text(parsed)
+
+
+def test_a_joined_ligature_word_is_highlighted_across_both_pieces(tmp_path: Path) -> None:
+    """The highlight of a word joined at its ligature spans both pieces MuPDF found."""
+    path = pf.make_type3_ligature_pdf(tmp_path / "dvips.pdf")
+    page = pymupdf.open(path)[0]
+    modi, ed = (w for w in page.get_text("words") if w[4] in ("modi", "ed"))
+    parsed = parse_pdf(path)
+    chunk, s, e = _find(parsed, "modified")
+    assert chunk.charmap is not None
+    (r,) = chunk.charmap.rects(s, e)
+    assert _close(r.x0, modi[0]) and _close(r.x1, ed[2])
