@@ -120,16 +120,32 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     return answer.model_dump(mode="json")
 
 
+def support_line(answer: Answer) -> str | None:
+    """The line under an answer's status saying what it rests on: the support check's score,
+    the status model's estimate that the quotes answer the question, the question's words the
+    quotes cover and, unless the answer is GREEN, those they lack. A GREEN answer claims
+    nothing lacking (the status model weighed the words the check missed: "the default
+    prompt string" answered by "PS2 The secondary prompt string" misses only "default"), so
+    its line does not list them as missing; ``--json`` keeps them."""
+    support = answer.validation.support
+    if support is None:
+        return None
+    line = f"Support {support.score:.2f}"
+    if support.probability is not None and answer.kind != "refusal":
+        line += f", estimated {support.probability:.0%} likely to answer the question"
+    if support.covered:
+        line += ": covers " + ", ".join(support.covered)
+    if support.missing and answer.validation.status != "GREEN":
+        line += "; missing " + ", ".join(support.missing)
+    return line
+
+
 def _write_support(out: Any, answer: Answer) -> None:
     """What the support check found, and a refusal's closest passages to check by hand."""
     support = answer.validation.support
-    if support is None:
+    line = support_line(answer)
+    if support is None or line is None:
         return
-    line = f"Support {support.score:.2f}"
-    if support.covered:
-        line += ": covers " + ", ".join(support.covered)
-    if support.missing:
-        line += "; missing " + ", ".join(support.missing)
     out.write(line + "\n")
     for reason in support.reasons:
         if reason not in answer.validation.flags:
