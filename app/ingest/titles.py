@@ -86,9 +86,16 @@ def _candidate(line: Line) -> bool:
 
 def _starts_lower(text: str) -> bool:
     """A line that starts with a small letter continues something: it may carry a title on
-    ("Living well" / "with diabetes"), never begin one."""
+    ("Living well" / "with diabetes"), never begin one. A name written in small letters
+    does begin one: a word followed by a colon ("strucchange: An R Package for Testing for
+    Structural Change", as R's and Python's packages title their papers) or with a capital or
+    a digit inside ("iPhone User Guide", "ggplot2 Reference")."""
     first = next((c for c in text if c.isalpha()), "")
-    return first.islower()
+    if not first.islower():
+        return False
+    word = text.split(maxsplit=1)[0] if text.split() else ""
+    named = word.endswith(":") or any(c.isupper() or c.isdigit() for c in word)
+    return not named
 
 
 def page_one_title(lines: list[Line]) -> str | None:

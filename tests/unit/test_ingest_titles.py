@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.ingest import parse_pdf
+from app.ingest._mupdf import pymupdf
 from app.ingest.titles import real_metadata_title
 from tests import doc_factory as df
 
@@ -47,3 +48,35 @@ def test_report_keeps_its_real_metadata_title(tmp_path: Path) -> None:
 )
 def test_metadata_titles_that_name_nothing_are_ignored(meta: str, real: bool) -> None:
     assert (real_metadata_title(meta) is not None) is real
+
+
+def _paper(path: Path, title_lines: list[str]) -> Path:
+    """Page one of a vignette: a 17-pt title over lines, authors at 12 pt, body at 10 pt."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = 120.0
+    for line in title_lines:
+        page.insert_text((90, y), line, fontsize=17)
+        y += 22
+    page.insert_text((90, y + 20), "Achim Zeileis", fontsize=12)
+    body = "The problem of detecting structural changes in linear regression relationships."
+    for k in range(8):
+        page.insert_text((90, y + 60 + 13 * k), body, fontsize=10)
+    doc.save(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["strucchange: An R Package for Testing for Structural", "Change in Linear Regression"],
+        ["iPhone User Guide", "For iOS 17"],
+        ["ggplot2 Reference Manual", "Version 3.5"],
+    ],
+    ids=["name-colon", "inner-capital", "digit"],
+)
+def test_a_title_may_begin_with_a_name_in_small_letters(tmp_path: Path, lines: list[str]) -> None:
+    """A title line that starts with a small letter is skipped as a continuation, unless its
+    first word is a name: "strucchange:" (R's vignettes), "iPhone", "ggplot2"."""
+    parsed = parse_pdf(_paper(tmp_path / "vignette.pdf", lines))
+    assert parsed.document.title == " ".join(lines)
