@@ -141,7 +141,8 @@ class PageExtractor:
             blocks = tp.extractDICT()["blocks"]
             words = join_ligature_pieces(words, blocks)
         if any(_MARKED.search(w[4]) for w in words):
-            blocks = tp.extractDICT()["blocks"]
+            if blocks is None:
+                blocks = tp.extractDICT()["blocks"]
             words = drop_note_marks(words, blocks)
         if any(_GLUED.search(w[4]) for w in words):
             if blocks is None:

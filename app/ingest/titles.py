@@ -93,7 +93,7 @@ def _starts_lower(text: str) -> bool:
     first = next((c for c in text if c.isalpha()), "")
     if not first.islower():
         return False
-    word = text.split(maxsplit=1)[0] if text.split() else ""
+    word = next(iter(text.split()), "")
     named = word.endswith(":") or any(c.isupper() or c.isdigit() for c in word)
     return not named
 
